@@ -1,0 +1,132 @@
+"""Examples per second of the input strategies, next to hypothesis-jsonschema's `from_schema`.
+
+Run with ``python benchmarks/strategies_speed.py [examples]``. Each row draws the given number of
+examples through Hypothesis' own engine (generate phase only, no database), which is what a
+certification run pays; the first, building, call is timed apart. `from_schema` is measured where
+it can draw: with current Hypothesis it fails on every object.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from axm_conformance._strategies import invalid_inputs, valid_inputs
+
+SMALL = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "maxLength": 200},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        "cursor": {"type": ["string", "null"]},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+NESTED = {
+    "type": "object",
+    "properties": {
+        "lines": {
+            "type": "array",
+            "maxItems": 5,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string", "pattern": r"^[A-Z]{3}-\d{4}$"},
+                    "qty": {"type": "integer", "minimum": 1},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["sku", "qty"],
+                "additionalProperties": False,
+            },
+        },
+        "shipping": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "express": {"type": "boolean"},
+                "window": {
+                    "type": "object",
+                    "properties": {"from": {"type": "integer"}, "to": {"type": "integer"}},
+                },
+            },
+            "required": ["city"],
+        },
+    },
+    "required": ["lines"],
+    "additionalProperties": False,
+}
+LEAVES: list[dict[str, Any]] = [
+    {"type": "string", "maxLength": 40},
+    {"type": "integer", "minimum": 0, "maximum": 10_000},
+    {"type": "number", "minimum": -1, "maximum": 1},
+    {"type": "boolean"},
+    {"enum": ["asc", "desc", "none"]},
+    {"type": ["string", "null"]},
+]
+WIDE = {
+    "type": "object",
+    "properties": {f"field_{i}": LEAVES[i % len(LEAVES)] for i in range(30)},
+    "required": [f"field_{i}" for i in range(0, 30, 3)],
+    "additionalProperties": False,
+}
+SCALARS: dict[str, Any] = {
+    "string with pattern": {"type": "string", "pattern": r"^[a-z]{2,8}-\d{1,4}$"},
+    "bounded integer": {"type": "integer", "minimum": -50, "maximum": 50, "multipleOf": 5},
+    "array of strings": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
+    "enum": {"enum": ["red", "green", "blue", None]},
+}
+
+
+def rate(strategy: st.SearchStrategy[Any], examples: int) -> float:
+    """Examples per second drawn by Hypothesis' engine."""
+    count = 0
+
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate])
+    @given(strategy)
+    def draw(_: Any) -> None:
+        nonlocal count
+        count += 1
+
+    start = time.perf_counter()
+    draw()
+    return count / (time.perf_counter() - start)
+
+
+def timed(build: Callable[[], st.SearchStrategy[Any]], examples: int) -> str:
+    try:
+        return f"{rate(build(), examples):>10,.0f}"
+    except Exception as err:  # from_schema's failure on objects is a result, not a crash
+        return f"{'fails: ' + type(err).__name__:>10}"
+
+
+def main(examples: int) -> None:
+    rows: list[tuple[str, dict[str, Any], bool]] = [
+        ("small object (3 properties)", SMALL, True),
+        ("nested (objects in arrays)", NESTED, True),
+        ("wide object (30 properties)", WIDE, True),
+        *((name, schema, False) for name, schema in SCALARS.items()),
+    ]
+    print(f"{examples} examples per row, examples/second")
+    header = f"{'schema':<30} {'build ms':>9} {'valid':>10} {'invalid':>10} {'from_schema':>12}"
+    print(header)
+    print("-" * len(header))
+    for name, schema, is_object in rows:
+        start = time.perf_counter()
+        valid_inputs(schema)
+        build = (time.perf_counter() - start) * 1000
+        ours = timed(partial(valid_inputs, schema), examples)
+        broken = timed(partial(invalid_inputs, schema), examples) if is_object else "-"
+        theirs = timed(partial(from_schema, schema), examples)
+        print(f"{name:<30} {build:>9.1f} {ours:>10} {broken:>10} {theirs:>12}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 500)

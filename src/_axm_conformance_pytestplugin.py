@@ -1,0 +1,107 @@
+"""pytest entry point of axm-conformance.
+
+Kept outside the package, like Hypothesis' plugin, so that pytest can load it without importing
+the kit: it only declares options. Nothing else is imported unless ``--axm-conformance`` (or the
+``axm_conformance`` ini setting) turns the kit on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["OPTIONS", "pytest_addoption", "pytest_configure"]
+
+CONFORMANCE_OPTION = "--axm-conformance"
+CONFORMANCE_HELP = "Certify LLM-agent tools: one test item per (tool, check)."
+
+# (option, ini name, help, argparse keywords): each help text is shared by the option and its ini
+# twin, so the two cannot drift apart.
+OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
+    (
+        "--axm-tool",
+        "axm_tools",
+        "A tool to certify: module:attr (a tool, a class, an async def handler, a ToolEntry, "
+        "a @tool function, or a list/dict of them) or entry-point:GROUP[:NAME]. Repeatable. "
+        "Default: the tools the project under test publishes as entry points.",
+        {"action": "append", "metavar": "REF"},
+    ),
+    (
+        "--axm-protocol",
+        "axm_protocol",
+        "The protocol to certify against: auto (detect), axm, axio, tool_use or amplifier. "
+        "Default: auto.",
+        {"metavar": "NAME"},
+    ),
+    (
+        "--axm-examples",
+        "axm_examples",
+        "Generated inputs per tool, on top of the boundary examples. Default: 100.",
+        {"metavar": "N"},
+    ),
+    (
+        "--axm-timeout",
+        "axm_timeout",
+        "Seconds one call of a tool may take before it counts as hung. Default: 5.",
+        {"metavar": "SECONDS"},
+    ),
+    (
+        "--axm-seed",
+        "axm_seed",
+        "Seed for input generation, to reproduce a run. Default: a fresh random seed, printed "
+        "in the header.",
+        {"metavar": "SEED"},
+    ),
+    (
+        "--axm-check",
+        "axm_checks",
+        "Run only this check id (repeatable). Default: every check.",
+        {"action": "append", "metavar": "ID"},
+    ),
+    (
+        "--axm-name-pattern",
+        "axm_name_pattern",
+        "Regular expression every tool name must match. Default: ^[A-Za-z0-9_-]{1,64}$ "
+        "(accepted by every major client).",
+        {"metavar": "REGEX"},
+    ),
+    (
+        "--axm-max-result-bytes",
+        "axm_max_result_bytes",
+        "Largest serialised result a tool may return, in bytes. Default: 1048576 (1 MiB).",
+        {"metavar": "BYTES"},
+    ),
+    (
+        "--axm-memory-limit",
+        "axm_memory_limit",
+        "Address-space limit of the process a tool runs in, in bytes; 0 for none. "
+        "Default: 2147483648 (2 GiB).",
+        {"metavar": "BYTES"},
+    ),
+)
+_LIST_INIS = {"axm_tools", "axm_checks"}
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("axm-conformance", "axm-conformance: certify LLM-agent tools")
+    group.addoption(
+        CONFORMANCE_OPTION,
+        action="store_true",
+        default=None,
+        dest="axm_conformance",
+        help=CONFORMANCE_HELP,
+    )
+    parser.addini("axm_conformance", CONFORMANCE_HELP, type="bool", default=False)
+    for option, ini, help_text, keywords in OPTIONS:
+        group.addoption(option, dest=ini, default=None, help=help_text, **keywords)
+        parser.addini(ini, help_text, type="linelist" if ini in _LIST_INIS else "string")
+
+
+def pytest_configure(config: Any) -> None:
+    enabled = config.getoption("axm_conformance")
+    if enabled is None:
+        enabled = config.getini("axm_conformance")
+    if not enabled:
+        return
+    from axm_conformance._pytest import ConformancePlugin
+
+    config.pluginmanager.register(ConformancePlugin.from_config(config), "axm-conformance-kit")

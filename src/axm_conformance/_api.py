@@ -1,0 +1,121 @@
+"""Certification without pytest: :func:`check_tool`, and :func:`load_tool` to reproduce a call."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from axm_conformance._engine import certify, new_seed
+from axm_conformance._observation import SubjectInfo
+from axm_conformance._refs import LoadError, load
+from axm_conformance._report import Report
+from axm_conformance._settings import Settings, SettingsError
+from axm_conformance._worker import Worker, WorkerConfig
+
+__all__ = ["LoadError", "check_tool", "inspect_tools", "item_keys", "load_tool", "ref_for"]
+
+# Loading imports the tool's package, which can be slow; it still must not hang a run.
+_LOAD_TIMEOUT = 120.0
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+
+
+def load_tool(ref: str, protocol: str = "auto") -> Any:
+    """The one tool ``ref`` names, as the kit calls it, loaded in this process.
+
+    A bare ``async def`` handler comes back wrapped in an axio ``Tool``, a ``@tool``-decorated
+    function as its ``ToolEntry``: the object on which the reproduction snippets make their call.
+    """
+    from axm_conformance._subjects import adapter_for
+
+    loaded = load(ref)
+    if len(loaded) != 1:
+        raise LoadError(
+            f"{ref!r} names {len(loaded)} tools; name one, e.g. {loaded[0][0]!r}"
+            if loaded
+            else f"{ref!r} names no tool"
+        )
+    sub_ref, obj, hint = loaded[0]
+    return adapter_for(obj, sub_ref, hint if protocol == "auto" else protocol).obj
+
+
+def ref_for(tool: Any) -> str:
+    """A ``module:attribute`` reference under which ``tool`` can be loaded again.
+
+    Tools run in a worker process, which loads them by reference; an object is found by identity
+    among the module-level names of its defining module.
+    """
+    for module_name in {getattr(tool, "__module__", None), type(tool).__module__}:
+        module = sys.modules.get(module_name or "")
+        if module is None or module_name == "__main__":
+            continue
+        for name, value in vars(module).items():
+            if value is tool:
+                return f"{module_name}:{name}"
+    raise LoadError(
+        f"cannot find a module-level name for {tool!r}: the kit runs tools in a separate "
+        "process, which loads them by reference; pass 'module:attribute' instead"
+    )
+
+
+def inspect_tools(refs: Sequence[str], settings: Settings) -> list[SubjectInfo]:
+    """Load the references in a worker and describe each tool they name.
+
+    Raises :class:`LoadError` with a one-line message for a reference that cannot be loaded.
+    """
+    config = WorkerConfig(
+        timeout=_LOAD_TIMEOUT, sys_path=settings.sys_path, memory_limit=settings.memory_limit
+    )
+    with Worker(config) as worker:
+        outcome = worker.call("axm_conformance._agent:inspect_refs", list(refs), settings.protocol)
+    if outcome.error is not None:
+        if outcome.error.type_name == "LoadError":
+            raise LoadError(outcome.error.message)
+        raise LoadError(
+            f"loading {', '.join(refs)} raised {outcome.error.type_name}: {outcome.error.message}"
+        )
+    if outcome.crash is not None:
+        raise LoadError(f"loading {', '.join(refs)} crashed the worker: {outcome.crash.detail}")
+    subjects: list[SubjectInfo] = outcome.value
+    return subjects
+
+
+def item_keys(subjects: Iterable[SubjectInfo]) -> list[str]:
+    """A short, unique, readable key per tool: its name when plain, else its reference."""
+    keys: list[str] = []
+    for subject in subjects:
+        plain = subject.name_type == "str" and _PLAIN_KEY.match(subject.name)
+        key = subject.name if plain else subject.ref
+        candidate, count = key, 1
+        while candidate in keys:
+            count += 1
+            candidate = f"{key}#{count}"
+        keys.append(candidate)
+    return keys
+
+
+def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
+    """Certify a tool (or every tool a reference names) and return the outcomes.
+
+    ``tool_or_ref`` is a reference (``"module:attr"``, ``"entry-point:GROUP[:NAME]"``), a tool
+    object defined at module level, or a list of these certified together (names must then be
+    unique among them). ``settings`` are the fields of :class:`Settings`. A defect of
+    the tool is an outcome in the report, never an exception; a bad reference raises
+    :class:`LoadError` and a bad setting :class:`SettingsError`.
+    """
+    try:
+        options = Settings(**{"sys_path": tuple(sys.path), **settings})
+    except TypeError as exc:
+        raise SettingsError("settings", str(exc)) from None
+    many = tool_or_ref if isinstance(tool_or_ref, list | tuple) else [tool_or_ref]
+    refs = [item if isinstance(item, str) else ref_for(item) for item in many]
+    subjects = inspect_tools(refs, options)
+    seed = options.seed if options.seed is not None else new_seed()
+    options = replace(options, seed=seed)
+    reports = tuple(
+        certify(subject, key, options, seed, subjects)
+        for subject, key in zip(subjects, item_keys(subjects), strict=True)
+    )
+    return Report(tools=reports, settings=options)

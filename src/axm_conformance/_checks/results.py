@@ -1,0 +1,173 @@
+"""Per-call checks: every call completes, raises only what the protocol allows, and returns a
+result of the protocol's type, consistent, strict JSON, within the output schema and size limit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks.schema import input_unusable, schema_problem
+from axm_conformance._observation import PROGRAMMING_ERRORS, Call, ExceptionInfo, SubjectInfo
+
+__all__: list[str] = []
+
+_CALLABLE = ("returned", "raised")
+
+
+def _is_programming_error(exception: ExceptionInfo) -> bool:
+    return any(exception.is_a(name) for name in PROGRAMMING_ERRORS)
+
+
+@check(
+    "call-completes", "calls", applies=input_unusable, considers=("returned", "raised", "crashed")
+)
+def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """Every call returns within the timeout and leaves the process running."""
+    if call.observation.status == "crashed":
+        yield call.observation.crash_detail
+
+
+@check("no-unexpected-exception", "calls", applies=input_unusable, considers=_CALLABLE)
+def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """A valid input raises only what the protocol lets escape."""
+    exception = call.observation.exception
+    if exception is None:
+        return
+    if not exception.is_exception:
+        yield (
+            f"raised {exception.summary()}, a BaseException that would take down the agent "
+            "running the tool"
+        )
+    elif subject.exception_policy == "never":
+        yield (
+            f"raised {exception.summary()}; the {subject.protocol} protocol wants every error, "
+            "domain errors included, reported as a failed result"
+        )
+    elif subject.exception_policy == "domain" and _is_programming_error(exception):
+        yield f"raised {exception.summary()}, a programming error in the tool's code"
+    elif subject.exception_policy == "wrapped":
+        allowed = subject.allowed_exceptions
+        if not any(exception.is_a(name) for name in allowed):
+            yield f"raised {exception.summary()}; only {' and '.join(allowed)} may escape"
+        elif exception.cause is not None and _is_programming_error(exception.cause):
+            yield (
+                f"raised {exception.type_name} caused by {exception.cause.summary()}, "
+                "a programming error in the handler"
+            )
+
+
+@check(
+    "result-type",
+    "results",
+    applies=lambda s: (
+        input_unusable(s) or ("any JSON value is a valid result" if s.returns == "json" else None)
+    ),
+    considers=("returned",),
+)
+def result_type(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The result has the protocol's type: a ToolResult-shaped object, or a str for axio."""
+    result = call.observation.result
+    assert result is not None
+    if subject.returns == "str":
+        if result.field_types.get("value") != "str":
+            yield f"returned {result.type_name}, not a str"
+        return
+    if result.type_name in ("NoneType", "str", "_UnawaitedCoroutine") or result.is_mapping:
+        what = (
+            "a coroutine (execute is async def)"
+            if result.type_name == "_UnawaitedCoroutine"
+            else (f"a {result.type_name}")
+        )
+        yield f"returned {what}, not a ToolResult"
+    elif "success" not in result.field_types:
+        reason = result.read_errors.get("success", "it has no success attribute")
+        yield f"returned a {result.type_name}, not a ToolResult: {reason}"
+
+
+@check(
+    "result-consistent",
+    "results",
+    applies=lambda s: (
+        input_unusable(s)
+        or (None if s.returns == "tool-result" else "the result has no success/error fields")
+    ),
+    considers=("returned",),
+)
+def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """success is a bool, a failure carries an error, a success none; fields have their types."""
+    result = call.observation.result
+    assert result is not None
+    if "success" not in result.field_types:
+        return
+    success, error = result.fields.get("success"), result.fields.get("error")
+    if result.field_types["success"] != "bool":
+        yield f"success is {result.field_types['success']} {success!r}, not a bool"
+    elif success is False and not _error_text(error):
+        yield f"success is false but error is {error!r}: a failure must say what went wrong"
+    elif success is True and _error_text(error):
+        yield f"success is true but error is set: {_error_text(error)!r}"
+    for name, types in subject.result_fields.items():
+        kind = result.field_types.get(name)
+        if name != "success" and kind is not None and types and kind not in types:
+            yield f"{name} is {kind}, expected " + " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+    if isinstance(error, dict) and not isinstance(error.get("message"), str):
+        yield f"error is a dict without a 'message' string: {error!r}"
+
+
+_TYPE_NAMES = {"NoneType": "None", "dict": "a dict", "str": "a str", "bool": "a bool"}
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        error = error.get("message")
+    return error.strip() if isinstance(error, str) else ""
+
+
+@check("result-json", "results", applies=input_unusable, considers=("returned",))
+def result_json(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """Every payload in the result is strict JSON."""
+    result = call.observation.result
+    assert result is not None
+    problems = result.problems
+    yield from problems[:3]
+    if len(problems) > 3:
+        yield f"... and {len(problems) - 3} more values that are not strict JSON"
+
+
+@check(
+    "output-schema",
+    "results",
+    applies=lambda s: (
+        input_unusable(s)
+        or (
+            "the tool declares no output schema"
+            if s.output_schema is None
+            else ("the output schema is not valid" if schema_problem(s.output_schema) else None)
+        )
+    ),
+    considers=("returned",),
+)
+def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The structured result satisfies the declared output schema."""
+    result = call.observation.result
+    assert result is not None
+    if result.truncated:
+        return
+    field = subject.structured_field or "value"
+    if field not in result.fields:
+        yield f"the result has no {field}, which the output schema describes"
+        return
+    validator = context.validator(subject.output_schema)
+    for error in sorted(validator.iter_errors(result.fields[field]), key=str)[:3]:
+        yield f"{field}{error.json_path[1:]}: {error.message}"
+
+
+@check("result-size", "results", applies=input_unusable, considers=("returned",))
+def result_size(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The serialised result is under the size limit."""
+    result = call.observation.result
+    assert result is not None
+    limit = context.settings.max_result_bytes
+    if result.size > limit:
+        yield f"the serialised result is {result.size:,} bytes, over the {limit:,}-byte limit"

@@ -1,0 +1,208 @@
+"""Schema checks: the input schema is valid, describes an object, can be satisfied, and agrees with
+the signature of the code that receives it; a declared output schema is valid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from jsonschema import Draft202012Validator, SchemaError
+from jsonschema.validators import validator_for
+
+from axm_conformance._checks._registry import Context, check
+from axm_conformance._observation import SubjectInfo
+
+__all__ = ["contradictions", "input_unusable", "schema_problem", "subschemas"]
+
+# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
+_SCHEMA_VALUED = (
+    "additionalProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_BOUND_PAIRS = (
+    ("minimum", "maximum"),
+    ("minLength", "maxLength"),
+    ("minItems", "maxItems"),
+    ("minProperties", "maxProperties"),
+    ("minContains", "maxContains"),
+)
+
+
+def subschemas(schema: Any, path: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object subschema of ``schema`` with its JSON-pointer location, the root first."""
+    if not isinstance(schema, dict):
+        return
+    yield path, schema
+    for key in _SCHEMA_VALUED:
+        if key in schema:
+            yield from subschemas(schema[key], f"{path}/{key}")
+    for key in _SCHEMA_LISTS:
+        if isinstance(schema.get(key), list):
+            for index, item in enumerate(schema[key]):
+                yield from subschemas(item, f"{path}/{key}/{index}")
+    for key in _SCHEMA_MAPS:
+        if isinstance(schema.get(key), dict):
+            for name, item in schema[key].items():
+                yield from subschemas(item, f"{path}/{key}/{name}")
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why ``schema`` is not a valid JSON Schema of its draft (2020-12 unless ``$schema`` says)."""
+    if not isinstance(schema, dict | bool):
+        return f"the schema is a {type(schema).__name__}, not a JSON Schema object"
+    try:
+        validator = validator_for(schema, default=Draft202012Validator)
+        validator.check_schema(schema)  # type: ignore[arg-type]  # booleans are schemas too
+    except SchemaError as error:
+        return f"not a valid JSON Schema: {error.message} (at {error.json_path})"
+    return None
+
+
+@check(
+    "input-schema-valid",
+    "schema",
+    applies=lambda s: "the object matches no tool protocol" if s.call_style == "none" else None,
+)
+def input_schema_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """The input schema is a valid JSON Schema whose root is an object."""
+    if subject.schema_error:
+        yield subject.schema_error
+        return
+    problem = schema_problem(subject.input_schema)
+    if problem:
+        yield problem
+        return
+    schema = subject.input_schema
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        root = schema.get("type") if isinstance(schema, dict) else schema
+        yield f'the root "type" is {root!r}: a tool\'s input is a JSON object ("type": "object")'
+
+
+def contradictions(schema: Any) -> Iterator[str]:
+    """Keywords of ``schema`` that contradict each other, so that no value can satisfy it."""
+    for path, node in subschemas(schema):
+        for low, high in _BOUND_PAIRS:
+            if _number(node.get(low)) and _number(node.get(high)) and node[low] > node[high]:
+                yield f"{path}: {low} {node[low]} is above {high} {node[high]}"
+        for low in ("minimum", "exclusiveMinimum"):
+            for high in ("maximum", "exclusiveMaximum"):
+                exclusive = "exclusive" in low + high
+                if (
+                    exclusive
+                    and _number(node.get(low))
+                    and _number(node.get(high))
+                    and (node[low] >= node[high])
+                ):
+                    yield f"{path}: {low} {node[low]} leaves nothing below {high} {node[high]}"
+        if node.get("enum") == []:
+            yield f"{path}: enum is empty, so no value is allowed"
+        if node.get("type") == []:
+            yield f"{path}: type is an empty list, so no value is allowed"
+        if (
+            "const" in node
+            and isinstance(node.get("enum"), list)
+            and not any(_same(node["const"], item) for item in node["enum"])
+        ):
+            yield f"{path}: const {node['const']!r} is not in enum {node['enum']!r}"
+        yield from _forbidden_required(path, node)
+
+
+def _schema_unusable(subject: SubjectInfo) -> str | None:
+    if subject.call_style == "none":
+        return "the object matches no tool protocol"
+    if subject.schema_error or schema_problem(subject.input_schema):
+        return "not run: the input schema is not valid (see input-schema-valid)"
+    return None
+
+
+def input_unusable(subject: SubjectInfo) -> str | None:
+    """Why no valid input can be made for the tool, when a schema check explains it."""
+    reason = _schema_unusable(subject)
+    if reason is None and next(contradictions(subject.input_schema), None) is not None:
+        reason = "not run: no input satisfies the input schema (see input-schema-satisfiable)"
+    return reason
+
+
+@check("input-schema-satisfiable", "schema", applies=_schema_unusable)
+def input_schema_satisfiable(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """Some input satisfies the input schema (no contradictory keywords)."""
+    yield from contradictions(subject.input_schema)
+
+
+def _forbidden_required(path: str, schema: dict[str, Any]) -> Iterator[str]:
+    properties: dict[str, Any] = (
+        schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+    )
+    patterns = schema.get("patternProperties") or {}
+    closed = schema.get("additionalProperties") is False
+    for name in schema.get("required") or ():
+        if properties.get(name) is False:
+            yield f"{path}: {name!r} is required but its schema is false"
+        elif closed and name not in properties and not patterns:
+            yield (
+                f"{path}: {name!r} is required but additionalProperties is false and "
+                "properties does not list it"
+            )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return (type(a) is type(b) and a == b) or (_number(a) and _number(b) and a == b)
+
+
+@check(
+    "input-schema-matches-signature",
+    "schema",
+    applies=lambda s: (
+        None
+        if s.has_signature and s.call_style == "keywords" and isinstance(s.input_schema, dict)
+        else "the input does not arrive as keyword arguments of a Python signature"
+    ),
+)
+def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """Every schema property is a parameter, and every parameter without a default is required."""
+    schema = subject.input_schema
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    required = set(schema.get("required") or ())
+    keyword_names = {p.name for p in subject.parameters if p.kind != "POSITIONAL_ONLY"}
+    if not subject.takes_var_keyword:
+        for name in properties:
+            if name not in keyword_names:
+                yield (
+                    f"the schema has property {name!r}, but {subject.callable_name} has no such "
+                    "keyword parameter"
+                )
+    for parameter in subject.parameters:
+        if (
+            parameter.required
+            and parameter.kind != "POSITIONAL_ONLY"
+            and parameter.name not in required
+        ):
+            yield (
+                f"parameter {parameter.name!r} has no default, but the schema does not require it"
+            )
+
+
+@check(
+    "output-schema-valid",
+    "schema",
+    applies=lambda s: None if s.output_schema is not None else "the tool declares no output schema",
+)
+def output_schema_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """A declared output schema is a valid JSON Schema."""
+    problem = schema_problem(subject.output_schema)
+    if problem:
+        yield problem

@@ -1,0 +1,110 @@
+"""Structural checks: what a tool declares, read without calling it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from axm_conformance._checks._registry import Context, check
+from axm_conformance._observation import SubjectInfo
+
+__all__: list[str] = []
+
+
+def _recognised(subject: SubjectInfo) -> str | None:
+    return "the object matches no tool protocol" if subject.protocol == "unknown" else None
+
+
+@check("protocol-shape", "structure")
+def protocol_shape(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """The object has the members of a tool protocol."""
+    if subject.protocol == "unknown":
+        yield f"a {subject.variant} object matches no tool protocol: it lacks " + " and ".join(
+            subject.missing
+        )
+
+
+@check("name-valid", "structure", applies=_recognised)
+def name_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """The name is a string that every client accepts as a tool name."""
+    pattern = context.settings.name_pattern
+    if subject.name_type != "str":
+        yield f"the name is {subject.name_type}, not a str"
+    elif not re.fullmatch(pattern, subject.name):
+        yield f"the name {subject.name!r} does not match {pattern}"
+
+
+@check("name-unique", "structure", applies=_recognised)
+def name_unique(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """No other tool under test has the same name."""
+    others = [
+        other.ref
+        for other in context.subjects
+        if other.ref != subject.ref and other.name_type == "str" and other.name == subject.name
+    ]
+    if subject.name_type == "str" and others:
+        yield f"the name {subject.name!r} is also the name of " + ", ".join(others)
+
+
+@check(
+    "description-present",
+    "structure",
+    applies=lambda s: None if s.has_description else "the protocol has no description",
+)
+def description_present(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """The description the model reads is a non-empty string."""
+    if subject.description_type != "str":
+        yield f"the description is {subject.description_type}, not a str"
+    elif not subject.description.strip():
+        yield "the description is empty"
+
+
+@check("callable-shape", "structure", applies=_recognised)
+def callable_shape(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """The execute method or handler exists, is callable, and is sync or async as required."""
+    name = subject.callable_name
+    if not subject.callable_present:
+        yield f"there is no {name}"
+        return
+    if not subject.callable_is_callable:
+        yield f"{name} is not callable"
+        return
+    if subject.expects_async and not subject.callable_is_async:
+        yield f"{name} is not async def, but the {subject.protocol} protocol awaits it"
+    if not subject.expects_async and subject.callable_is_async:
+        yield f"{name} is async def, but the {subject.protocol} protocol calls it synchronously"
+    if subject.call_style == "keywords":
+        for parameter in subject.parameters:
+            if parameter.kind == "POSITIONAL_ONLY":
+                yield (
+                    f"parameter {parameter.name!r} of {name} is positional-only: "
+                    "the caller passes every argument by keyword"
+                )
+
+
+_METADATA_TYPES: dict[str, tuple[str, Callable[[str, Any], bool]]] = {
+    "expose_directly": ("a bool", lambda kind, value: kind == "bool"),
+    "domain": ("a str or None", lambda kind, value: kind in ("str", "NoneType")),
+    "agent_hint": ("a str or None", lambda kind, value: kind in ("str", "NoneType")),
+    "tags": (
+        "a set, frozenset, list or tuple of str",
+        lambda kind, value: (
+            kind in ("set", "frozenset", "list", "tuple")
+            and all(isinstance(tag, str) for tag in value)
+        ),
+    ),
+}
+
+
+@check(
+    "axm-metadata-types",
+    "structure",
+    applies=lambda s: None if s.metadata else "the tool declares no discovery metadata",
+)
+def axm_metadata_types(subject: SubjectInfo, context: Context) -> Iterator[str]:
+    """Discovery metadata (expose_directly, domain, tags, agent_hint) has the documented types."""
+    for key, (kind, value) in sorted(subject.metadata.items()):
+        expected, accepts = _METADATA_TYPES[key]
+        if not accepts(kind, value):
+            yield f"{key} is {kind} {value!r}, expected {expected}"

@@ -1,0 +1,306 @@
+"""The engine: certify one tool by running every selected check, sharing calls between them.
+
+Static checks read the tool's description. Per-call checks all judge the same calls: each input
+(the boundary examples, then the inputs Hypothesis generates) is sent once to the tool's worker,
+and every per-call check judges the observation. Generation is the expensive part of a run, so an
+input is drawn once per tool, not once per check. Each check keeps its own first failure, which is
+then shrunk on its own, so one defect never hides another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity
+from hypothesis.errors import HypothesisException
+from hypothesis.strategies import SearchStrategy
+
+from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._observation import Call, Observation, SubjectInfo
+from axm_conformance._report import Outcome, ToolReport
+from axm_conformance._settings import Settings
+from axm_conformance._strategies import boundary_inputs, valid_inputs
+from axm_conformance._worker import Crash, Worker, WorkerConfig
+
+__all__ = ["certify", "new_seed"]
+
+# After this many calls that hung or killed the worker, the tool is not called again: the
+# failure is established and every further call could cost a whole timeout.
+_MAX_CRASHES = 3
+# Seconds spent shrinking one check's failure (each attempt is a real call of the tool).
+_SHRINK_BUDGET = 15.0
+_STATUS_PHRASES = {
+    frozenset({"returned"}): "returned a value",
+    frozenset({"returned", "raised"}): "returned or raised",
+}
+
+
+def new_seed() -> int:
+    """A fresh seed for a run that was not given one."""
+    return random.SystemRandom().getrandbits(32)
+
+
+class _NotRunnable(Exception):
+    """The tool cannot be called at all (its schema gives no inputs, or it does not load)."""
+
+
+class _Stop(Exception):
+    """Ends a Hypothesis run early without it counting as a failure of anything."""
+
+
+@dataclass
+class _Run:
+    """One per-call check's tally over the shared calls."""
+
+    check: Check
+    examples: int = 0
+    failure: tuple[Call, tuple[str, ...]] | None = None
+
+
+@dataclass
+class _Session:
+    subject: SubjectInfo
+    runs: list[_Run]
+    context: Context
+    worker: Worker
+    settings: Settings
+    crashes: int = 0
+    calls: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def call(self, value: Any, label: str) -> Call:
+        outcome = self.worker.call(
+            "axm_conformance._agent:invoke", value, timeout=self.settings.timeout
+        )
+        if outcome.error is not None:
+            raise _NotRunnable(
+                f"the tool could not be loaded in the worker: {outcome.error.type_name}: "
+                f"{outcome.error.message}"
+            )
+        if outcome.crash is not None:
+            self.crashes += 1
+            crash = outcome.crash
+            observation = Observation(
+                status="crashed",
+                crash_kind=crash.kind,
+                crash_detail=self.crash_detail(crash),
+                stderr_tail=crash.stderr_tail,
+            )
+        else:
+            observation = outcome.value
+        return Call(value, observation, label)
+
+    def crash_detail(self, crash: Crash) -> str:
+        """What a crash means for the tool, in its terms rather than the worker's."""
+        if crash.kind == "timeout":
+            return (
+                f"the call did not return within {self.settings.timeout:g} s "
+                "(--axm-timeout); the process running it was killed"
+            )
+        if crash.kind == "exited":
+            return f"the process running the tool exited with status {crash.exit_code}"
+        if crash.kind == "signalled":
+            return f"the process running the tool was killed by {crash.signal_name}"
+        if crash.kind == "memory":
+            return f"the process running the tool ran out of memory: {crash.detail}"
+        return crash.detail
+
+    def judge(self, value: Any, label: str) -> None:
+        if self.crashes >= _MAX_CRASHES:
+            raise _Stop
+        call = self.call(value, label)
+        self.calls += 1
+        status = call.observation.status
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        for run in self.runs:
+            if status not in run.check.considers:
+                continue
+            run.examples += 1
+            if run.failure is None:
+                violations = tuple(run.check.function(self.subject, call, self.context))
+                if violations:
+                    run.failure = (call, violations)
+
+    def violations(self, check: Check, call: Call) -> tuple[str, ...]:
+        if call.observation.status not in check.considers:
+            return ()
+        return tuple(check.function(self.subject, call, self.context))
+
+    def explore(self, strategy: SearchStrategy[Any], seed: int) -> None:
+        @hypothesis.seed(seed)
+        @hypothesis.settings(
+            max_examples=self.settings.examples,
+            deadline=None,
+            database=None,
+            phases=(Phase.generate,),
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+        )
+        @hypothesis.given(strategy)
+        def generated(value: Any) -> None:
+            self.judge(value, "")
+
+        with contextlib.suppress(_Stop):
+            generated()
+
+    def shrink(self, strategy: SearchStrategy[Any], run: _Run, seed: int) -> None:
+        """Replace the run's failure by the smallest input Hypothesis finds that still fails."""
+        assert run.failure is not None
+        deadline = time.monotonic() + _SHRINK_BUDGET
+        found: list[tuple[Call, tuple[str, ...]]] = []
+
+        def fails(value: Any) -> bool:
+            # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
+            if time.monotonic() > deadline or self.crashes >= 2 * _MAX_CRASHES:
+                return False
+            call = self.call(value, "")
+            violations = self.violations(run.check, call)
+            if violations:
+                found.append((call, violations))
+            return bool(violations)
+
+        # HypothesisException: no smaller failing input, or the budget ran out while replaying it.
+        with contextlib.suppress(HypothesisException):
+            hypothesis.find(
+                strategy,
+                fails,
+                settings=hypothesis.settings(
+                    max_examples=max(self.settings.examples, 20),
+                    deadline=None,
+                    database=None,
+                    suppress_health_check=list(HealthCheck),
+                    verbosity=Verbosity.quiet,
+                ),
+                random=random.Random(seed),
+            )
+        if found and _size(found[-1][0].input) <= _size(run.failure[0].input):
+            run.failure = found[-1]
+
+
+def _size(value: Any) -> int:
+    return len(repr(value))
+
+
+def certify(
+    subject: SubjectInfo,
+    key: str,
+    settings: Settings,
+    seed: int,
+    subjects: Iterable[SubjectInfo] = (),
+    check_ids: Iterable[str] | None = None,
+) -> ToolReport:
+    """Run the selected checks (all by default) on one tool and return their outcomes."""
+    chosen = [CHECKS[check_id] for check_id in (check_ids or settings.checks or CHECKS)]
+    context = Context(settings=settings, subjects=tuple(subjects))
+    outcomes: dict[str, Outcome] = {}
+    per_call: list[Check] = []
+    for check in chosen:
+        reason = check.applies(subject)
+        if reason is not None:
+            outcomes[check.id] = Outcome(check.id, check.title, "skipped", (reason,))
+        elif check.per_call:
+            per_call.append(check)
+        else:
+            started = time.perf_counter()
+            messages = tuple(check.function(subject, context))
+            outcomes[check.id] = Outcome(
+                check.id,
+                check.title,
+                "failed" if messages else "passed",
+                messages,
+                duration=time.perf_counter() - started,
+            )
+    if per_call:
+        outcomes.update(_fuzz(subject, per_call, context, settings, seed))
+    ordered = tuple(outcomes[check.id] for check in chosen)
+    return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed)
+
+
+def _fuzz(
+    subject: SubjectInfo, checks: list[Check], context: Context, settings: Settings, seed: int
+) -> dict[str, Outcome]:
+    started = time.perf_counter()
+    runs = [_Run(check) for check in checks]
+    config = WorkerConfig(
+        timeout=settings.timeout,
+        sys_path=settings.sys_path,
+        memory_limit=settings.memory_limit,
+        setup="axm_conformance._agent:open_tool",
+        setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
+    )
+    try:
+        try:
+            strategy = valid_inputs(subject.input_schema)
+            boundary = boundary_inputs(subject.input_schema)
+        except ValueError as exc:
+            raise _NotRunnable(
+                f"no valid input can be generated from the input schema: {exc}"
+            ) from None
+        with Worker(config) as worker:
+            session = _Session(subject, runs, context, worker, settings)
+            try:
+                for example in boundary:
+                    session.judge(example.value, f"boundary example: {example.label}")
+                session.explore(strategy, seed)
+            except _Stop:
+                pass
+            for run in runs:
+                if run.failure is not None:
+                    session.shrink(strategy, run, seed)
+    except _NotRunnable as exc:
+        message = f"not run: {exc}"
+        return {
+            run.check.id: Outcome(run.check.id, run.check.title, "failed", (message,))
+            for run in runs
+        }
+    duration = time.perf_counter() - started
+    return {run.check.id: _outcome(run, session, duration) for run in runs}
+
+
+def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
+    check = run.check
+    if run.failure is not None:
+        call, violations = run.failure
+        observation = call.observation
+        traceback = ""
+        if observation.exception is not None:
+            traceback = observation.exception.traceback
+        elif observation.stderr_tail:
+            traceback = "stderr of the worker:\n" + observation.stderr_tail
+        return Outcome(
+            check.id,
+            check.title,
+            "failed",
+            violations,
+            examples=run.examples,
+            input=call.input,
+            has_input=True,
+            input_label=call.label,
+            traceback=traceback,
+            duration=duration,
+        )
+    if run.examples == 0:
+        seen = ", ".join(f"{count} {status}" for status, count in sorted(session.statuses.items()))
+        wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
+        why = f"no call {wanted} ({session.calls} calls: {seen or 'none made'})"
+        # When another check already failed on those calls, it is the finding; this one could
+        # not run because of it. Otherwise a check that judged nothing is a failure of its own.
+        culprits = [other.check.id for other in session.runs if other.failure is not None]
+        if culprits:
+            reason = f"not run: {why}; see {', '.join(culprits)}"
+            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
+        return Outcome(
+            check.id,
+            check.title,
+            "failed",
+            (f"nothing tested: {why}",),
+            examples=0,
+            duration=duration,
+        )
+    return Outcome(check.id, check.title, "passed", examples=run.examples, duration=duration)

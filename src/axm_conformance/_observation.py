@@ -1,0 +1,215 @@
+"""What the worker tells the kit about a tool and about each call: plain data, picklable.
+
+A tool's objects never leave the worker process; the checks see only these records. They are built
+on the worker side by the protocol adapters and read on the kit side by the checks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "PROGRAMMING_ERRORS",
+    "Call",
+    "ExceptionInfo",
+    "Observation",
+    "ParameterInfo",
+    "ResultFacts",
+    "SubjectInfo",
+    "canonical_json",
+    "jsonable",
+]
+
+Protocol = Literal["axm", "axio", "tool_use", "amplifier", "unknown"]
+PROTOCOLS: tuple[str, ...] = ("axm", "axio", "tool_use", "amplifier")
+
+# Exceptions that mean the tool's own code is wrong, not that the input or the world was: the
+# list the behaviour of axio's and tool_use's error handling is judged by.
+PROGRAMMING_ERRORS = frozenset(
+    {
+        "TypeError",
+        "AttributeError",
+        "KeyError",
+        "IndexError",
+        "NameError",
+        "UnboundLocalError",
+        "ZeroDivisionError",
+        "AssertionError",
+        "RecursionError",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ParameterInfo:
+    """One parameter of the tool's execute/handler."""
+
+    name: str
+    kind: str  # inspect.Parameter kind name, e.g. "KEYWORD_ONLY"
+    required: bool
+
+
+@dataclass(frozen=True)
+class SubjectInfo:
+    """Everything the static checks need to know about one tool, read without calling it.
+
+    ``call_style`` says how an input reaches the tool: "keywords" (each property a keyword
+    argument), "dict" (the input object as one argument) or "none" (the tool cannot be called).
+    ``returns`` names the result contract: "tool-result", "str" or "json". ``exception_policy``
+    says which exceptions may escape a call: "never", "domain" (any but programming errors) or
+    "wrapped" (only the protocol's own ``allowed_exceptions``, judged by their cause).
+    """
+
+    ref: str
+    protocol: Protocol
+    variant: str
+    name: Any
+    name_type: str
+    description: Any
+    description_type: str
+    has_description: bool
+    input_schema: Any
+    schema_source: str  # "declared", "derived" or "" when there is none
+    schema_error: str
+    output_schema: Any
+    call_style: Literal["keywords", "dict", "none"]
+    callable_name: str  # "execute" or "handler"
+    callable_present: bool
+    callable_is_callable: bool
+    callable_is_async: bool
+    expects_async: bool
+    parameters: tuple[ParameterInfo, ...]
+    takes_var_keyword: bool
+    has_signature: bool
+    returns: Literal["tool-result", "str", "json"]
+    result_fields: dict[str, tuple[str, ...]]  # field -> allowed type names; () means any
+    structured_field: str  # the result field an output schema describes; "" for the value itself
+    exception_policy: Literal["never", "domain", "wrapped"]
+    allowed_exceptions: tuple[str, ...]
+    metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    missing: tuple[str, ...] = ()
+    guards: int = 0
+    concurrency: Any = None
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """An exception that escaped the tool, with its cause chain and the tool's own traceback."""
+
+    type_name: str
+    qualified_name: str
+    ancestors: tuple[str, ...]  # names of the class and its bases
+    message: str
+    traceback: str
+    is_exception: bool  # False for SystemExit, KeyboardInterrupt, CancelledError, ...
+    cause: ExceptionInfo | None = None
+
+    def is_a(self, name: str) -> bool:
+        """Whether the exception's class is, or derives from, a class of this name."""
+        return name in self.ancestors
+
+    def summary(self) -> str:
+        return f"{self.type_name}: {self.message}" if self.message else self.type_name
+
+
+@dataclass(frozen=True)
+class ResultFacts:
+    """What a call returned, reduced to facts: its type, its fields, and its payload as JSON.
+
+    ``fields`` holds a JSON-safe rendering of each result field (the protocol's ``result_fields``,
+    or ``value`` for a bare value) and ``field_types`` their Python type names. ``problems`` lists
+    every place the payload is not strict JSON. ``size`` is the payload's serialised size in bytes;
+    when it is over the limit the rendering is cut and ``truncated`` is set.
+    """
+
+    type_name: str
+    is_mapping: bool
+    fields: dict[str, Any]
+    field_types: dict[str, str]
+    read_errors: dict[str, str]
+    problems: tuple[str, ...]
+    size: int
+    truncated: bool
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One call: its input as sent, and what came back or went wrong."""
+
+    status: Literal["returned", "raised", "crashed"]
+    result: ResultFacts | None = None
+    exception: ExceptionInfo | None = None
+    crash_kind: str = ""
+    crash_detail: str = ""
+    stderr_tail: str = ""
+    input_mutated: bool = False
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class Call:
+    """An input and its observation, as the per-call checks receive them."""
+
+    input: Any
+    observation: Observation
+    label: str = ""
+
+
+def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
+    """A strict-JSON rendering of ``value`` and the paths where it is not strict JSON.
+
+    Values JSON cannot carry exactly (NaN, infinities, sets, bytes, dates, non-string keys, custom
+    objects, cycles) are replaced by a description and listed as problems, so one bad value does
+    not hide the rest. Tuples are accepted as arrays, as ``json.dumps`` writes them.
+    """
+    problems: list[str] = []
+
+    def render(item: Any, path: str, depth: int, seen: frozenset[int]) -> Any:
+        if item is None or isinstance(item, bool | str):
+            return item
+        if isinstance(item, int):
+            return int(item)
+        if isinstance(item, float):
+            if math.isfinite(item):
+                return float(item)
+            problems.append(f"{path}: {item!r} is not a JSON number")
+            return repr(item)
+        if depth >= limit:
+            problems.append(f"{path}: nested deeper than {limit} levels")
+            return "<too deep>"
+        if id(item) in seen:
+            problems.append(f"{path}: contains itself")
+            return "<cycle>"
+        inner = seen | {id(item)}
+        if type(item) in (list, tuple):
+            return [render(x, f"{path}[{i}]", depth + 1, inner) for i, x in enumerate(item)]
+        if type(item) is dict:
+            rendered: dict[str, Any] = {}
+            for key, x in item.items():
+                if not isinstance(key, str):
+                    problems.append(f"{path}: key {key!r} is a {type(key).__name__}, not a string")
+                rendered[str(key)] = render(x, f"{path}.{key}", depth + 1, inner)
+            return rendered
+        problems.append(f"{path}: {_describe(item)} is not a JSON value")
+        return f"<{type(item).__name__}>"
+
+    return render(value, "$", 0, frozenset()), problems
+
+
+def _describe(item: Any) -> str:
+    try:
+        text = repr(item)
+    except Exception:
+        text = f"<{type(item).__name__}>"
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} ({type(item).__name__})"
+
+
+def canonical_json(value: Any) -> str:
+    """One text per JSON value: sorted keys, no spaces, non-ASCII kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,256 @@
+"""The pytest side of the kit: settings from options, one item per (tool, check), outcomes shown.
+
+Everything here translates between pytest and the engine; what an item reports is what
+:func:`axm_conformance.check_tool` returns for the same tool.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from _axm_conformance_pytestplugin import OPTIONS
+from axm_conformance._api import LoadError, inspect_tools, item_keys
+from axm_conformance._checks import CHECKS, Check
+from axm_conformance._engine import certify, new_seed
+from axm_conformance._observation import SubjectInfo
+from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
+from axm_conformance._report import ToolReport, format_failure
+from axm_conformance._settings import Settings, SettingsError
+from axm_conformance._version import __version__
+
+__all__ = ["ConformanceItem", "ConformancePlugin"]
+
+CONTRACT = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
+
+# Settings read from options: the Settings field, how to read the text, what the text must be.
+_PARSERS: dict[str, tuple[str, Any, str]] = {
+    "axm_protocol": ("protocol", str, "a protocol name"),
+    "axm_examples": ("examples", int, "a whole number"),
+    "axm_timeout": ("timeout", float, "a number of seconds"),
+    "axm_seed": ("seed", int, "a whole number"),
+    "axm_name_pattern": ("name_pattern", str, "a regular expression"),
+    "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
+    "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),
+}
+
+
+def _read(config: pytest.Config, ini: str) -> tuple[Any, str]:
+    """The value of a setting and where it came from (option first, then ini)."""
+    option = next(name for name, key, _, _ in OPTIONS if key == ini)
+    value = config.getoption(ini)
+    if value is not None:
+        return value, option
+    value = config.getini(ini)
+    return (value or None), f"the {ini} ini setting"
+
+
+def settings_from_config(config: pytest.Config) -> Settings:
+    """Settings from the command line and ini file; a bad value is a one-line usage error."""
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for ini, (name, parse, expected) in _PARSERS.items():
+        raw, where = _read(config, ini)
+        if raw is None:
+            continue
+        try:
+            values[name] = parse(raw)
+        except ValueError:
+            raise pytest.UsageError(f"{where}: {raw!r} is not {expected}") from None
+        origin[name] = where
+    if values.get("memory_limit") == 0:
+        values["memory_limit"] = None
+    checks, where = _read(config, "axm_checks")
+    if checks:
+        values["checks"] = tuple(checks)
+        origin["checks"] = where
+    invocation = str(config.invocation_params.dir)
+    values["sys_path"] = (*sys.path, invocation)
+    try:
+        return Settings(**values)
+    except SettingsError as exc:
+        raise pytest.UsageError(f"{origin.get(exc.setting, 'axm-conformance')}: {exc}") from None
+
+
+def published_refs(rootdir: Path) -> tuple[list[str], str]:
+    """Entry-point references of the distributions installed from ``rootdir``, and what was
+    looked for (for the error when there are none)."""
+    names = {_project_name(rootdir)} - {None}
+    refs: list[str] = []
+    found: list[str] = []
+    for distribution in metadata.distributions():
+        name = distribution.metadata["Name"]
+        if name not in names and not _installed_from(distribution, rootdir):
+            continue
+        found.append(name)
+        for entry_point in distribution.entry_points:
+            if entry_point.group in ENTRY_POINT_GROUPS:
+                refs.append(f"{ENTRY_POINT_PREFIX}{entry_point.group}:{entry_point.name}")
+    groups = ", ".join(ENTRY_POINT_GROUPS)
+    where = (
+        f"distribution {', '.join(sorted(set(found)))} installed from {rootdir}"
+        if found
+        else f"any distribution installed from {rootdir} (none is installed)"
+    )
+    return sorted(set(refs)), f"entry points in the groups {groups} of {where}"
+
+
+def _project_name(rootdir: Path) -> str | None:
+    import tomllib
+
+    try:
+        project = tomllib.loads((rootdir / "pyproject.toml").read_text()).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    name = project.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _installed_from(distribution: metadata.Distribution, rootdir: Path) -> bool:
+    text = distribution.read_text("direct_url.json")
+    if not text:
+        return False
+    try:
+        url = json.loads(text).get("url", "")
+    except json.JSONDecodeError:
+        return False
+    return (
+        isinstance(url, str)
+        and url.startswith("file://")
+        and (Path(url[len("file://") :]).resolve() == rootdir.resolve())
+    )
+
+
+class CheckFailed(Exception):
+    """Raised by an item whose check failed; its text is the whole report of the failure."""
+
+
+@dataclass
+class ConformancePlugin:
+    """Collects the items and certifies each tool once, on its first item."""
+
+    settings: Settings
+    seed: int
+    subjects: list[SubjectInfo]
+    keys: list[str]
+    reports: dict[str, ToolReport] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> ConformancePlugin:
+        settings = settings_from_config(config)
+        refs, _ = _read(config, "axm_tools")
+        if not refs:
+            refs, looked_for = published_refs(config.rootpath)
+            if not refs:
+                raise pytest.UsageError(
+                    f"axm-conformance found no tools to certify: it looked for {looked_for}. "
+                    "Name one with --axm-tool=module:attr, or install the project "
+                    "(pip install -e .)"
+                )
+        try:
+            subjects = inspect_tools(refs, settings)
+        except LoadError as exc:
+            raise pytest.UsageError(f"--axm-tool {exc}") from None
+        seed = settings.seed if settings.seed is not None else new_seed()
+        return cls(settings=settings, seed=seed, subjects=subjects, keys=item_keys(subjects))
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        lines = [
+            f"axm-conformance {__version__}: {len(self.subjects)} tools, "
+            f"seed {self.seed} (--axm-seed={self.seed} reproduces), "
+            f"{self.settings.examples} examples per tool, {self.settings.timeout:g} s per call",
+        ]
+        if CONTRACT.exists():
+            lines.append(f"axm-conformance contract: {CONTRACT}")
+        return lines
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        checks = [CHECKS[check_id] for check_id in self.settings.checks or CHECKS]
+        for subject, key in zip(self.subjects, self.keys, strict=True):
+            for check in checks:
+                items.append(
+                    ConformanceItem.from_parent(
+                        session,
+                        name=f"{key}::{check.id}",
+                        nodeid=f"{key}::{check.id}",
+                        plugin=self,
+                        key=key,
+                        subject=subject,
+                        check=check,
+                    )
+                )
+
+    def report_for(self, item: ConformanceItem) -> ToolReport:
+        """The tool's report, certifying it (for the checks still selected) on first use."""
+        if item.key not in self.reports:
+            selected = [
+                other.check.id
+                for other in item.session.items
+                if isinstance(other, ConformanceItem) and other.key == item.key
+            ]
+            self.reports[item.key] = certify(
+                item.subject, item.key, self.settings, self.seed, self.subjects, selected
+            )
+        return self.reports[item.key]
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.reports:
+            return
+        terminalreporter.section("axm-conformance")
+        for key, report in self.reports.items():
+            counts: dict[str, int] = {}
+            for outcome in report.outcomes:
+                counts[outcome.status] = counts.get(outcome.status, 0) + 1
+            tally = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+            verdict = "certified" if report.certified else "NOT certified"
+            failed = ", ".join(outcome.check_id for outcome in report.failed)
+            terminalreporter.write_line(
+                f"{key} ({report.subject.protocol}): {verdict} ({tally})"
+                + (f": {failed}" if failed else "")
+            )
+        if CONTRACT.exists():
+            terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
+
+
+class ConformanceItem(pytest.Item):
+    """One check of one tool."""
+
+    def __init__(
+        self,
+        *,
+        plugin: ConformancePlugin,
+        key: str,
+        subject: SubjectInfo,
+        check: Check,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.plugin = plugin
+        self.key = key
+        self.subject = subject
+        self.check = check
+
+    def runtest(self) -> None:
+        report = self.plugin.report_for(self)
+        outcome = report.outcome(self.check.id)
+        if outcome.status == "skipped":
+            pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
+        if outcome.status == "failed":
+            raise CheckFailed(format_failure(report, outcome, self.plugin.settings))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.key}::{self.check.id}"

@@ -1,0 +1,135 @@
+"""Outcomes of a certification and the text a person reads when a check fails."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from axm_conformance._observation import SubjectInfo
+from axm_conformance._settings import Settings
+
+__all__ = ["Outcome", "Report", "ToolReport", "format_failure", "reproduction"]
+
+Status = Literal["passed", "failed", "skipped"]
+
+# The command-line spelling of each setting that changes what a run finds.
+_OPTIONS = {
+    "examples": "--axm-examples",
+    "timeout": "--axm-timeout",
+    "protocol": "--axm-protocol",
+    "name_pattern": "--axm-name-pattern",
+    "max_result_bytes": "--axm-max-result-bytes",
+    "memory_limit": "--axm-memory-limit",
+}
+
+# How each protocol calls a tool, as a person would type it.
+_CALLS = {
+    "axm": "tool.execute(**{input})",
+    "axio": "asyncio.run(tool(**{input}))",
+    "tool_use": "tool.handler({input})",
+    "amplifier": "asyncio.run(tool.execute({input}))",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one check concluded about one tool.
+
+    ``messages`` are the violations (failed) or the reason (skipped). Per-call checks also give
+    the number of ``examples`` (calls) they judged, and, when they failed, the minimal ``input``
+    that shows the failure, what kind of input it was, and the tool's own traceback.
+    """
+
+    check_id: str
+    title: str
+    status: Status
+    messages: tuple[str, ...] = ()
+    examples: int | None = None
+    input: Any = None
+    has_input: bool = False
+    input_label: str = ""
+    traceback: str = ""
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class ToolReport:
+    """Every outcome for one tool. It is certified when no check failed."""
+
+    subject: SubjectInfo
+    key: str
+    outcomes: tuple[Outcome, ...]
+    seed: int
+
+    @property
+    def certified(self) -> bool:
+        return all(outcome.status != "failed" for outcome in self.outcomes)
+
+    def outcome(self, check_id: str) -> Outcome:
+        for outcome in self.outcomes:
+            if outcome.check_id == check_id:
+                return outcome
+        raise KeyError(check_id)
+
+    @property
+    def failed(self) -> tuple[Outcome, ...]:
+        return tuple(outcome for outcome in self.outcomes if outcome.status == "failed")
+
+
+@dataclass(frozen=True)
+class Report:
+    """A certification of one or more tools."""
+
+    tools: tuple[ToolReport, ...]
+    settings: Settings
+
+    @property
+    def certified(self) -> bool:
+        return all(tool.certified for tool in self.tools)
+
+
+def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
+    """A pytest command that re-runs exactly this check, and a snippet that makes the call."""
+    options = ["pytest", "--axm-conformance", f"--axm-tool={tool.subject.ref}"]
+    options.append(f"--axm-check={outcome.check_id}")
+    options.append(f"--axm-seed={tool.seed}")
+    for name, value in settings.non_defaults().items():
+        if name in _OPTIONS:
+            options.append(f"{_OPTIONS[name]}={value}")
+    lines = ["  " + shlex.join(options)]
+    call = _CALLS.get(tool.subject.protocol)
+    if outcome.has_input and call:
+        snippet = [
+            "import asyncio",
+            "from axm_conformance import load_tool",
+            f"tool = load_tool({tool.subject.ref!r})",
+            call.format(input=repr(outcome.input)),
+        ]
+        lines.append("  python -c " + shlex.quote("; ".join(snippet)))
+    return lines
+
+
+def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> str:
+    """The full account of a failed check: what, on which input, and how to reproduce it."""
+    subject = tool.subject
+    lines = [
+        f"{outcome.check_id}: {outcome.title}",
+        f"  tool:     {subject.name!r} ({subject.protocol}) from {subject.ref}",
+    ]
+    if outcome.has_input:
+        shown = json.dumps(outcome.input, ensure_ascii=False, sort_keys=True)
+        if len(shown) > 2000:
+            shown = shown[:2000] + f"... ({len(shown):,} characters)"
+        lines.append(f"  input:    {shown}")
+        if outcome.input_label:
+            lines.append(f"            ({outcome.input_label})")
+    lines.append("  what happened:")
+    lines.extend(f"    - {message}" for message in outcome.messages)
+    if outcome.traceback:
+        lines.append("  the tool's traceback:")
+        lines.extend("    " + line for line in outcome.traceback.rstrip().splitlines())
+    lines.append("Reproduce with:")
+    lines.extend(reproduction(tool, outcome, settings))
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""Settings of a certification run, shared by the pytest plugin and :func:`check_tool`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["DEFAULT_NAME_PATTERN", "PROTOCOL_CHOICES", "Settings", "SettingsError"]
+
+DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+PROTOCOL_CHOICES = ("auto", "axm", "axio", "tool_use", "amplifier")
+
+
+class SettingsError(ValueError):
+    """A setting with a value it cannot take; ``setting`` names it, and so does the message."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a certification runs.
+
+    ``examples`` generated inputs per tool (boundary examples come on top), ``timeout`` seconds per
+    call, ``seed`` for Hypothesis (None: a random one, reported), ``protocol`` to force one,
+    ``checks`` to run only those ids (all when empty), ``name_pattern`` that tool names must
+    match, ``max_result_bytes`` for one serialised result, ``memory_limit`` in bytes for the
+    worker (None: unlimited), ``sys_path`` entries the worker imports tools from.
+    """
+
+    examples: int = 100
+    timeout: float = 5.0
+    seed: int | None = None
+    protocol: str = "auto"
+    checks: tuple[str, ...] = ()
+    name_pattern: str = DEFAULT_NAME_PATTERN
+    max_result_bytes: int = 1024 * 1024
+    memory_limit: int | None = 2 * 1024**3
+    sys_path: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _whole(self.examples, "examples", minimum=1)
+        if (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, int | float)
+            or not (self.timeout > 0)
+        ):
+            raise SettingsError(
+                "timeout", f"timeout must be a positive number of seconds, not {self.timeout!r}"
+            )
+        if self.seed is not None:
+            _whole(self.seed, "seed", minimum=0)
+        if self.protocol not in PROTOCOL_CHOICES:
+            raise SettingsError(
+                "protocol",
+                f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {self.protocol!r}",
+            )
+        try:
+            re.compile(self.name_pattern)
+        except (re.error, TypeError) as exc:
+            raise SettingsError(
+                "name_pattern", f"name_pattern {self.name_pattern!r} is not a regex: {exc}"
+            ) from None
+        _whole(self.max_result_bytes, "max_result_bytes", minimum=1)
+        if self.memory_limit is not None:
+            _whole(self.memory_limit, "memory_limit", minimum=1)
+        from axm_conformance._checks import CHECKS
+
+        unknown = [check for check in self.checks if check not in CHECKS]
+        if unknown:
+            raise SettingsError(
+                "checks",
+                f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
+            )
+
+    def non_defaults(self) -> dict[str, Any]:
+        """The settings that differ from the defaults, for reproduction commands."""
+        return {
+            field.name: getattr(self, field.name)
+            for field in fields(self)
+            if getattr(self, field.name) != field.default and field.name != "sys_path"
+        }
+
+
+def _whole(value: Any, name: str, *, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SettingsError(
+            name, f"{name} must be a whole number of at least {minimum}, not {value!r}"
+        )

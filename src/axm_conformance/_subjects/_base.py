@@ -1,0 +1,153 @@
+"""What every protocol adapter shares: safe attribute reads and the reduction of a result to facts.
+
+Adapters run in the worker, next to the tool. Reading an attribute of a stranger's object can
+raise, so every read here is guarded and reported rather than propagated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from axm_conformance._observation import (
+    ParameterInfo,
+    ResultFacts,
+    SubjectInfo,
+    canonical_json,
+    jsonable,
+)
+
+__all__ = ["Adapter", "Missing", "read", "signature_facts"]
+
+
+class Missing:
+    """Marks an attribute the object does not have, or whose read raised."""
+
+    def __init__(self, error: str = "") -> None:
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"<missing{': ' + self.error if self.error else ''}>"
+
+
+def read(obj: Any, name: str) -> Any:
+    """``getattr`` that never raises: a failed read gives a :class:`Missing` saying why."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        return Missing()
+    except Exception as exc:
+        return Missing(f"reading .{name} raised {type(exc).__name__}: {exc}")
+
+
+def _type_name(value: Any) -> str:
+    return "missing" if isinstance(value, Missing) else type(value).__name__
+
+
+def signature_facts(function: Any) -> tuple[tuple[ParameterInfo, ...], bool, bool]:
+    """Parameters of ``function``, whether it takes ``**kwargs``, and whether it has a signature."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return (), False, False
+    parameters = tuple(
+        ParameterInfo(p.name, p.kind.name, p.default is inspect.Parameter.empty)
+        for p in signature.parameters.values()
+        if p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+    )
+    takes_var_keyword = any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
+    )
+    return parameters, takes_var_keyword, True
+
+
+def is_async_callable(function: Any) -> bool:
+    """Whether calling ``function`` gives an awaitable by its definition (``async def``)."""
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004 - instances with async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+@dataclass
+class Adapter:
+    """How one protocol reaches a tool: what it declares, and one way to call it."""
+
+    obj: Any
+    ref: str
+
+    protocol: ClassVar[str]
+    returns: ClassVar[str]
+    # The fields of a "tool-result", each with the type names it may have (() for any JSON).
+    result_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
+    structured_field: ClassVar[str] = ""
+    exception_policy: ClassVar[str] = "never"
+    allowed_exceptions: ClassVar[tuple[str, ...]] = ()
+
+    def describe(self) -> SubjectInfo:
+        """The tool as the static checks see it."""
+        raise NotImplementedError
+
+    def call(self, input: Any) -> Any:
+        """Start one call with ``input``: its return value, possibly awaitable."""
+        raise NotImplementedError
+
+    def _info(self, **facts: Any) -> SubjectInfo:
+        name = read(self.obj, "name")
+        description = facts.pop("description", read(self.obj, "description"))
+        return SubjectInfo(
+            ref=self.ref,
+            protocol=self.protocol,  # type: ignore[arg-type]
+            name=jsonable(name)[0] if not isinstance(name, Missing) else None,
+            name_type=_type_name(name),
+            description=jsonable(description)[0] if not isinstance(description, Missing) else None,
+            description_type=_type_name(description),
+            returns=self.returns,  # type: ignore[arg-type]
+            result_fields=self.result_fields,
+            structured_field=self.structured_field,
+            exception_policy=self.exception_policy,  # type: ignore[arg-type]
+            allowed_exceptions=self.allowed_exceptions,
+            **facts,
+        )
+
+    def facts(self, value: Any, *, size_limit: int) -> ResultFacts:
+        """Reduce a returned value to the facts the result checks judge."""
+        is_mapping = isinstance(value, Mapping)
+        fields: dict[str, Any] = {}
+        field_types: dict[str, str] = {}
+        read_errors: dict[str, str] = {}
+        if self.returns == "tool-result" and value is not None and not isinstance(value, str):
+            getter: Callable[[str], Any] = (
+                (lambda key: value[key] if key in value else Missing())
+                if is_mapping
+                else (lambda key: read(value, key))
+            )
+            for key in self.result_fields:
+                item = getter(key)
+                if isinstance(item, Missing):
+                    if item.error:
+                        read_errors[key] = item.error
+                    continue
+                fields[key], field_types[key] = item, type(item).__name__
+        else:
+            fields["value"], field_types["value"] = value, type(value).__name__
+        rendered, problems = jsonable(fields)
+        text = canonical_json(rendered)
+        size = len(text.encode())
+        truncated = size > size_limit
+        if truncated:
+            rendered = {"<truncated>": text[:500]}
+        return ResultFacts(
+            type_name=type(value).__name__,
+            is_mapping=is_mapping,
+            fields=rendered,
+            field_types=field_types,
+            read_errors=read_errors,
+            problems=tuple(problems),
+            size=size,
+            truncated=truncated,
+            fingerprint=hashlib.sha256(text.encode()).hexdigest(),
+        )

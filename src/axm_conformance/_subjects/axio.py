@@ -1,0 +1,66 @@
+"""axio tools: ``await tool(**input)``; only GuardError and HandlerError may escape.
+
+Covers both variants (an ``async def`` handler, a pydantic ``ToolHandler`` class), tools built on
+the reference runtime and on published axio alike: only the shape is relied on.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from axm_conformance._observation import ParameterInfo, SubjectInfo
+from axm_conformance._subjects._base import (
+    Adapter,
+    Missing,
+    is_async_callable,
+    read,
+    signature_facts,
+)
+
+__all__ = ["AxioAdapter"]
+
+
+class AxioAdapter(Adapter):
+    protocol = "axio"
+    returns = "str"
+    exception_policy = "wrapped"
+    allowed_exceptions = ("GuardError", "HandlerError")
+
+    def describe(self) -> SubjectInfo:
+        handler = read(self.obj, "handler")
+        is_class = isinstance(handler, type)
+        parameters: tuple[ParameterInfo, ...] = ()
+        if is_class:
+            takes_var_keyword, has_signature = False, False
+            is_async = inspect.iscoroutinefunction(read(handler, "__call__"))
+        else:
+            parameters, takes_var_keyword, has_signature = signature_facts(handler)
+            is_async = is_async_callable(handler)
+        schema = read(self.obj, "input_schema")
+        guards = read(self.obj, "guards")
+        concurrency = read(self.obj, "concurrency")
+        return self._info(
+            variant="handler-class" if is_class else "function",
+            has_description=True,
+            input_schema=None if isinstance(schema, Missing) else schema,
+            schema_source="derived",
+            schema_error=schema.error or "has no input_schema"
+            if isinstance(schema, Missing)
+            else "",
+            output_schema=None,
+            call_style="keywords",
+            callable_name="handler",
+            callable_present=not isinstance(handler, Missing),
+            callable_is_callable=callable(handler),
+            callable_is_async=is_async,
+            expects_async=True,
+            parameters=parameters,
+            takes_var_keyword=takes_var_keyword,
+            has_signature=has_signature,
+            guards=len(guards) if isinstance(guards, list | tuple) else 0,
+            concurrency=concurrency if isinstance(concurrency, int) else None,
+        )
+
+    async def call(self, input: Any) -> Any:
+        return await self.obj(**input)

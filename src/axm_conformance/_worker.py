@@ -1,0 +1,709 @@
+"""Isolated RPC worker: run functions in a disposable subprocess and report what happened.
+
+Tool code may hang, exit, crash, close its standard streams or spawn children that outlive it, so
+it only ever runs in a worker process started with ``python -m axm_conformance._worker``. The
+parent talks to it over a private pair of pipes (length-prefixed pickle frames), enforces every
+timeout itself and kills the worker's whole process group when anything goes wrong. Whatever the
+worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a :class:`RemoteError`
+or a :class:`Crash`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import fcntl
+import functools
+import importlib
+import math
+import os
+import pickle
+import pwd
+import resource
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Self
+
+__all__ = ["Crash", "CrashKind", "Outcome", "RemoteError", "Worker", "WorkerConfig"]
+
+CrashKind = Literal["timeout", "exited", "signalled", "memory", "channel"]
+
+# Frame header: body length, then a one-byte tag saying what the body is.
+_HEADER = struct.Struct(">Qc")
+_START, _CALL, _READY, _VALUE, _ERROR = b"S", b"C", b"R", b"V", b"E"
+# A reply longer than this is treated as a broken channel rather than allocated.
+_MAX_FRAME = 1 << 30
+_STDERR_TAIL = 4096
+# How long a worker whose channel closed gets to finish exiting before it counts as rogue.
+_EXIT_GRACE = 0.5
+# Without a pidfd the parent checks the worker's liveness this often while waiting.
+_LIVENESS_INTERVAL = 0.05
+_MIN_SETUP_TIMEOUT = 30.0
+# A SIGKILLed process exits at once unless stuck in the kernel; don't hang on one that is.
+_REAP_TIMEOUT = 5.0
+_PIPE_SIZE = 1 << 20
+_CHANNEL_FD_FLOOR = 200
+_ORPHAN_CHECK_INTERVAL = 1.0
+# Tool code sees only what locale, PATH and imports need, never the parent's secrets.
+_INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH"})
+_MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
+_STDOUT_NAME = ".axm-worker.stdout"
+_STDERR_NAME = ".axm-worker.stderr"
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """How to start a worker: limits, import path, environment and per-process setup.
+
+    ``timeout`` is the default per-call timeout in seconds (the setup gets at least 30 s).
+    ``sys_path`` is prepended to the worker's ``sys.path``. ``workdir`` is the worker's cwd and
+    HOME; when None a temporary one is created and removed on close. ``memory_limit`` is the
+    worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the worker as that user, which
+    needs root. ``env`` adds environment variables. ``setup`` ("module:qualname") is called with
+    ``setup_args`` at every worker start; what it returns is the ``state`` passed to targets.
+    """
+
+    timeout: float = 5.0
+    sys_path: tuple[str, ...] = ()
+    workdir: Path | None = None
+    memory_limit: int | None = 2 * 1024**3
+    user: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    setup: str | None = None
+    setup_args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class RemoteError:
+    """An exception raised in the worker by the target or by the setup."""
+
+    type_name: str
+    message: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class Crash:
+    """The worker stopped serving a call: it timed out, died or broke the protocol."""
+
+    kind: CrashKind
+    detail: str
+    stderr_tail: str = ""
+    exit_code: int | None = None
+    signal_name: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one call: a value, or else an error, or else a crash."""
+
+    value: Any = None
+    error: RemoteError | None = None
+    crash: Crash | None = None
+
+    def __post_init__(self) -> None:
+        if self.error is not None and self.crash is not None:
+            raise ValueError("an outcome is an error or a crash, not both")
+
+    @property
+    def ok(self) -> bool:
+        """Whether the target returned a value."""
+        return self.error is None and self.crash is None
+
+
+class Worker:
+    """A worker process that runs ``module:qualname`` targets in isolation.
+
+    The process starts on the first call, and again on the next call after a crash or
+    :meth:`restart`. A worker serves one call at a time; it is not thread-safe.
+    """
+
+    def __init__(self, config: WorkerConfig) -> None:
+        _check_positive(config.timeout, "timeout")
+        if config.memory_limit is not None:
+            _check_positive(config.memory_limit, "memory_limit")
+        if config.setup is not None:
+            _check_reference(config.setup, "setup")
+        self._config = config
+        self._credentials = _credentials(config.user)
+        start = {
+            "sys_path": list(config.sys_path),
+            "memory_limit": config.memory_limit,
+            "setup": config.setup,
+            "setup_args": config.setup_args,
+        }
+        try:
+            self._start_message = pickle.dumps(start, pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            raise TypeError(f"the setup arguments cannot be pickled: {exc}") from exc
+        if config.workdir is None:
+            self._workdir = Path(tempfile.mkdtemp(prefix="axm-worker-"))
+            created: Path | None = self._workdir
+        else:
+            self._workdir = Path(config.workdir).absolute()
+            self._workdir.mkdir(parents=True, exist_ok=True)
+            created = None
+        self._resources = _Resources(created)
+        # Runs at close(), or at garbage collection or interpreter exit if close() was forgotten.
+        self._finalizer = weakref.finalize(self, self._resources.release)
+        self._env = {
+            name: value
+            for name, value in os.environ.items()
+            if name in _INHERITED_ENV or name.startswith("LC_")
+        }
+        self._env.setdefault("PATH", os.defpath)
+        self._env.update(
+            HOME=str(self._workdir),
+            TMPDIR=str(self._workdir / "tmp"),
+            PYTHONHASHSEED="0",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
+        self._env.update(config.env)
+
+    @property
+    def workdir(self) -> Path:
+        """The worker's working directory (also its HOME)."""
+        return self._workdir
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the running worker, or None when none is running."""
+        process = self._resources.process
+        return None if process is None else process.popen.pid
+
+    def call(self, target: str, *args: Any, timeout: float | None = None) -> Outcome:
+        """Run ``target(state, *args)`` in the worker and report its outcome.
+
+        Raises only for misuse: a closed worker, a malformed target, a bad timeout or arguments
+        that cannot be pickled.
+        """
+        self._check_open()
+        _check_reference(target, "target")
+        seconds = self._config.timeout if timeout is None else timeout
+        _check_positive(seconds, "timeout")
+        try:
+            request = pickle.dumps((target, args), pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            raise TypeError(f"the arguments of {target} cannot be pickled: {exc}") from exc
+        process = self._resources.process
+        if process is None:
+            started = self._start()
+            if isinstance(started, Outcome):
+                return started
+            process = started
+        process.begin_call()
+        deadline = time.monotonic() + seconds
+        try:
+            process.send(_CALL, request, deadline)
+            tag, body = process.receive(deadline)
+        except _Lost as lost:
+            late = f"the call to {target} did not return within {seconds} s"
+            return Outcome(crash=self._crash(lost, late, "during the call"))
+        if tag == _VALUE:
+            return _unpickle_value(target, body)
+        return self._error_or_crash(tag, body, "during the call")
+
+    def restart(self) -> None:
+        """Stop the worker process; the next call starts a fresh one and runs the setup again."""
+        self._check_open()
+        self._resources.stop_process()
+
+    def close(self) -> None:
+        """Kill the worker's process group and remove the workdir if it was created here."""
+        self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if not self._finalizer.alive:
+            raise RuntimeError("the worker is closed")
+
+    def _start(self) -> _Process | Outcome:
+        """Start a worker process and wait until its setup has run."""
+        uid, gid = self._credentials or (None, None)
+        fds: list[int] = []
+        try:
+            # A previous worker may have deleted its workdir.
+            for directory in (self._workdir, self._workdir / "tmp"):
+                directory.mkdir(exist_ok=True)
+                if self._credentials is not None:
+                    os.chown(directory, *self._credentials)
+            fds.append(self._open_log(_STDOUT_NAME))
+            fds.append(self._open_log(_STDERR_NAME))
+            fds.extend(os.pipe())
+            fds.extend(os.pipe())
+            stdout, stderr, to_worker_r, to_worker_w, from_worker_r, from_worker_w = fds
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-P",
+                    "-m",
+                    "axm_conformance._worker",
+                    str(to_worker_r),
+                    str(from_worker_w),
+                    str(os.getpid()),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=self._workdir,
+                env=self._env,
+                pass_fds=(to_worker_r, from_worker_w),
+                start_new_session=True,
+                user=uid,
+                group=gid,
+                extra_groups=None if uid is None else [],
+            )
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        for fd in (to_worker_r, from_worker_w, stdout):
+            os.close(fd)
+        process = _Process(popen, to_worker_w, from_worker_r, stderr)
+        self._resources.process = process
+        seconds = max(self._config.timeout, _MIN_SETUP_TIMEOUT)
+        deadline = time.monotonic() + seconds
+        try:
+            process.send(_START, self._start_message, deadline)
+            tag, body = process.receive(deadline)
+        except _Lost as lost:
+            late = f"the worker did not finish starting within {seconds} s"
+            return Outcome(crash=self._crash(lost, late, "during start-up"))
+        if tag == _READY:
+            return process
+        outcome = self._error_or_crash(tag, body, "during start-up")
+        # A worker whose setup failed has no state to serve calls with.
+        self._resources.stop_process()
+        return outcome
+
+    def _open_log(self, name: str) -> int:
+        fd = os.open(self._workdir / name, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        if self._credentials is not None:
+            os.fchown(fd, *self._credentials)
+        return fd
+
+    def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Outcome:
+        """Decode an error reply; anything else is a protocol violation."""
+        if tag == _ERROR:
+            with contextlib.suppress(Exception):
+                fields = pickle.loads(body)
+                if (
+                    isinstance(fields, tuple)
+                    and len(fields) == 3
+                    and all(isinstance(item, str) for item in fields)
+                ):
+                    return Outcome(error=RemoteError(*fields))
+            lost = _Lost("protocol", f"the worker sent a malformed error report {during}")
+        else:
+            lost = _Lost("protocol", f"the worker sent an unexpected {tag!r} frame {during}")
+        return Outcome(crash=self._crash(lost, "", during))
+
+    def _crash(self, lost: _Lost, late: str, during: str) -> Crash:
+        """Stop the worker after it failed to answer, and describe why it did not."""
+        process = self._resources.process
+        assert process is not None
+        self._resources.process = None
+        exited = lost.reason in ("closed", "exited") and process.exited_within(_EXIT_GRACE)
+        tail, out_of_memory = process.stop()
+        if lost.reason == "timeout":
+            return Crash("timeout", f"{late}; the worker was killed", tail)
+        if lost.reason == "protocol":
+            return Crash("channel", f"{lost.detail}; the worker was killed", tail)
+        if not exited:
+            detail = f"the worker closed its end of the channel {during} but kept running"
+            return Crash("channel", f"{detail}; it was killed", tail)
+        status = process.popen.returncode
+        kind: CrashKind
+        if status < 0:
+            name = _signal_name(-status)
+            kind, detail, code, signal_name = "signalled", f"was killed by {name}", None, name
+        else:
+            kind, detail, code, signal_name = "exited", f"exited with status {status}", status, None
+        if out_of_memory:
+            kind = "memory"
+            detail += ", apparently out of memory"
+            if self._config.memory_limit is not None:
+                detail += f" (memory limit {self._config.memory_limit} bytes)"
+        return Crash(kind, f"the worker process {detail} {during}", tail, code, signal_name)
+
+
+class _Lost(Exception):
+    """The worker did not answer: why, as one of timeout, closed, exited, protocol."""
+
+    def __init__(
+        self, reason: Literal["timeout", "closed", "exited", "protocol"], detail: str = ""
+    ):
+        super().__init__(reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+
+class _Process:
+    """One running worker process: its channel, its stderr log and how to stop it."""
+
+    def __init__(
+        self, popen: subprocess.Popen[bytes], to_worker: int, from_worker: int, stderr: int
+    ):
+        self.popen = popen
+        self.to_worker = to_worker
+        self.from_worker = from_worker
+        self.stderr = stderr
+        # Non-blocking ends, so that every wait goes through poll() and its deadline.
+        os.set_blocking(to_worker, False)
+        os.set_blocking(from_worker, False)
+        self.pidfd: int | None
+        try:
+            self.pidfd = os.pidfd_open(popen.pid)
+        except OSError:
+            self.pidfd = None
+        self.call_start = 0
+        self.stopped = False
+
+    def begin_call(self) -> None:
+        """Remember where the stderr log stood, to tell this call's output from earlier output."""
+        self.call_start = os.fstat(self.stderr).st_size
+
+    def send(self, tag: bytes, body: bytes, deadline: float) -> None:
+        """Write one frame to the worker."""
+        try:
+            _write_all(
+                self.to_worker,
+                [_HEADER.pack(len(body), tag), body],
+                lambda: self._wait(self.to_worker, select.POLLOUT, deadline),
+            )
+        except BrokenPipeError:
+            raise _Lost("closed") from None
+
+    def receive(self, deadline: float) -> tuple[bytes, bytearray]:
+        """Read one frame from the worker."""
+
+        def wait() -> None:
+            self._wait(self.from_worker, select.POLLIN, deadline)
+
+        try:
+            length, tag = _HEADER.unpack(_read_exact(self.from_worker, _HEADER.size, wait))
+            if length > _MAX_FRAME:
+                detail = f"the worker announced a {length}-byte frame, over the {_MAX_FRAME} limit"
+                raise _Lost("protocol", detail)
+            return tag, _read_exact(self.from_worker, length, wait)
+        except EOFError:
+            raise _Lost("closed") from None
+
+    def _wait(self, fd: int, events: int, deadline: float) -> None:
+        """Wait until fd is ready for events; raise _Lost when the worker exits or time is up."""
+        if not self._ready(fd, events, deadline):
+            raise _Lost("exited")
+
+    def _ready(self, fd: int | None, events: int, deadline: float) -> bool:
+        """Wait until fd is ready for events (True) or the worker has exited (False).
+
+        Raises _Lost("timeout") at the deadline.
+        """
+        poller = select.poll()
+        if fd is not None:
+            poller.register(fd, events)
+        if self.pidfd is not None:
+            poller.register(self.pidfd, select.POLLIN)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Lost("timeout")
+            if self.pidfd is None:
+                remaining = min(remaining, _LIVENESS_INTERVAL)
+            ready = [ready_fd for ready_fd, _ in poller.poll(math.ceil(remaining * 1000))]
+            # Data already written is read before the worker's exit is noticed.
+            if fd in ready:
+                return True
+            if self.has_exited():
+                return False
+
+    def has_exited(self) -> bool:
+        """Whether the worker has exited, without reaping it (its process group stays killable)."""
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        try:
+            return os.waitid(os.P_PID, self.popen.pid, flags) is not None
+        except ChildProcessError:
+            return True
+
+    def exited_within(self, seconds: float) -> bool:
+        """Wait up to seconds for the worker to exit; tell whether it did."""
+        try:
+            return not self._ready(None, 0, time.monotonic() + seconds)
+        except _Lost:
+            return False
+
+    def stop(self) -> tuple[str, bool]:
+        """Kill the process group, reap the worker and close everything; idempotent.
+
+        Returns the tail of the worker's stderr, and whether what it wrote there during the last
+        call says it ran out of memory.
+        """
+        if self.stopped:
+            return "", False
+        self.stopped = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(_REAP_TIMEOUT)
+        size = os.fstat(self.stderr).st_size
+        start = max(0, size - _STDERR_TAIL)
+        tail = os.pread(self.stderr, size - start, start)
+        recent = tail[max(0, self.call_start - start) :]
+        for fd in (self.to_worker, self.from_worker, self.stderr, self.pidfd):
+            if fd is not None:
+                os.close(fd)
+        out_of_memory = any(hint in recent for hint in _MEMORY_HINTS)
+        return tail.decode("utf-8", "replace"), out_of_memory
+
+
+class _Resources:
+    """What a Worker must release: its running process and the workdir it created."""
+
+    def __init__(self, created_workdir: Path | None) -> None:
+        self.process: _Process | None = None
+        self.created_workdir = created_workdir
+
+    def stop_process(self) -> None:
+        if self.process is not None:
+            self.process.stop()
+            self.process = None
+
+    def release(self) -> None:
+        self.stop_process()
+        if self.created_workdir is not None:
+            _remove_tree(self.created_workdir)
+
+
+def _check_positive(number: float, name: str) -> None:
+    if not (number > 0 and math.isfinite(number)):
+        raise ValueError(f"{name} must be a positive number, not {number!r}")
+
+
+def _check_reference(reference: str, name: str) -> None:
+    module, colon, qualname = reference.partition(":")
+    if not (module and colon and qualname):
+        raise ValueError(f"{name} must look like 'module:qualname', not {reference!r}")
+
+
+def _credentials(user: str | None) -> tuple[int, int] | None:
+    """The uid and gid to start the worker with, or None to keep the parent's."""
+    if user is None:
+        return None
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        raise ValueError(f"no such user: {user!r}") from None
+    euid = os.geteuid()
+    if euid == 0:
+        return entry.pw_uid, entry.pw_gid
+    if euid != entry.pw_uid:
+        raise ValueError(
+            f"cannot run the worker as {user!r}: that needs root, and this process runs as uid "
+            f"{euid}"
+        )
+    return None
+
+
+def _unpickle_value(target: str, body: bytearray) -> Outcome:
+    try:
+        return Outcome(value=pickle.loads(body))
+    except Exception as exc:
+        message = f"the return value of {target} could not be unpickled by the parent: {exc}"
+        return Outcome(error=RemoteError(_type_name(exc), message, traceback.format_exc()))
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a directory tree, including directories the worker made read-only."""
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    for root, directories, _ in os.walk(path):
+        for name in directories:
+            directory = os.path.join(root, name)
+            # chmod follows symlinks; only real directories inside the tree are touched.
+            if not os.path.islink(directory):
+                with contextlib.suppress(OSError):
+                    os.chmod(directory, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _type_name(exc: BaseException) -> str:
+    kind = type(exc)
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _read_exact(fd: int, size: int, wait: Callable[[], None]) -> bytearray:
+    """Read exactly size bytes, calling wait whenever fd has nothing yet; EOFError at EOF."""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        try:
+            count = os.readv(fd, [view[done:]])
+        except BlockingIOError:
+            wait()
+            continue
+        if count == 0:
+            raise EOFError
+        done += count
+    return buffer
+
+
+def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
+    """Write all parts, calling wait whenever fd cannot take more yet."""
+    views = [memoryview(part) for part in parts if part]
+    while views:
+        try:
+            count = os.writev(fd, views)
+        except BlockingIOError:
+            wait()
+            continue
+        while views and count >= len(views[0]):
+            count -= len(views[0])
+            views.pop(0)
+        if views:
+            views[0] = views[0][count:]
+
+
+# Everything below runs in the worker process.
+
+
+def _serve(channel_in: int, channel_out: int, parent: int) -> int:
+    """Run setup, then answer call frames until the parent closes the channel."""
+    channel_in, channel_out = _relocate(channel_in), _relocate(channel_out)
+    faulthandler.enable()
+    threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
+
+    def wait() -> None:
+        select.select([channel_in], [], [])
+
+    _, body = _read_frame(channel_in, wait)
+    start = pickle.loads(body)
+    _limit_resources(start["memory_limit"])
+    sys.path[:0] = start["sys_path"]
+    state = None
+    if start["setup"] is not None:
+        try:
+            state = _resolve(start["setup"])(*start["setup_args"])
+        except BaseException as exc:
+            _write_frame(channel_out, _ERROR, _describe(exc))
+            return 1
+    _write_frame(channel_out, _READY, b"")
+    pid = os.getpid()
+    while True:
+        try:
+            _, body = _read_frame(channel_in, wait)
+        except EOFError:
+            return 0
+        reply = _run(body, state)
+        if os.getpid() != pid:
+            # A fork made by the target returned here: only the worker itself may answer.
+            os._exit(0)
+        _write_frame(channel_out, *reply)
+
+
+def _relocate(fd: int) -> int:
+    """Move a channel fd out of the way of fds the tool may close or reuse, and off exec."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    floor = (
+        _CHANNEL_FD_FLOOR if soft == resource.RLIM_INFINITY else min(_CHANNEL_FD_FLOOR, soft - 4)
+    )
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(floor, 3))
+    os.close(fd)
+    return moved
+
+
+def _die_with_parent(parent: int) -> None:
+    """Kill the worker's process group once the parent is gone, even mid-call."""
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_CHECK_INTERVAL)
+    os.killpg(0, signal.SIGKILL)
+
+
+def _limit_resources(memory_limit: int | None) -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if memory_limit is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            memory_limit = min(memory_limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+
+
+def _read_frame(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
+    length, tag = _HEADER.unpack(_read_exact(fd, _HEADER.size, wait))
+    return tag, _read_exact(fd, length, wait)
+
+
+def _write_frame(fd: int, tag: bytes, body: bytes) -> None:
+    def wait() -> None:
+        select.select([], [fd], [])
+
+    _write_all(fd, [_HEADER.pack(len(body), tag), body], wait)
+
+
+def _run(body: bytearray, state: Any) -> tuple[bytes, bytes]:
+    """Run one call; return the reply's tag and body."""
+    try:
+        target, args = pickle.loads(body)
+        result = _resolve(target)(state, *args)
+    except BaseException as exc:
+        return _ERROR, _describe(exc)
+    try:
+        return _VALUE, pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:
+        return _ERROR, _describe(exc, f"the return value of {target} cannot be pickled: ")
+
+
+@functools.cache
+def _resolve(reference: str) -> Callable[..., Any]:
+    module_name, _, qualname = reference.partition(":")
+    found: Any = importlib.import_module(module_name)
+    for name in qualname.split("."):
+        found = getattr(found, name)
+    if not callable(found):
+        raise TypeError(f"{reference} is not callable")
+    function: Callable[..., Any] = found
+    return function
+
+
+def _describe(exc: BaseException, prefix: str = "") -> bytes:
+    """Pickle an exception as (type name, message, traceback) strings."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = f"<str() of the {type(exc).__name__} failed>"
+    # The worker's own frame is noise in a report about the target.
+    shown = exc.with_traceback(exc.__traceback__.tb_next) if exc.__traceback__ else exc
+    text = "".join(traceback.format_exception(shown))
+    return pickle.dumps((_type_name(exc), prefix + message, text))
+
+
+if __name__ == "__main__":
+    sys.exit(_serve(*map(int, sys.argv[1:4])))

@@ -1,0 +1,77 @@
+"""Shared fixtures of the project's own tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture
+def make_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str, dict[str, dict[str, str]], dict[str, str]], Path]:
+    """Install a throw-away distribution with entry points and modules, visible on sys.path.
+
+    ``entry_points`` maps a group to {name: "module:attr"}; ``modules`` maps a module file name to
+    its source. importlib.metadata finds the ``.dist-info`` folder on sys.path.
+    """
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def make(name: str, entry_points: dict[str, dict[str, str]], modules: dict[str, str]) -> Path:
+        info = tmp_path / f"{name.replace('-', '_')}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        lines = []
+        for group, entries in entry_points.items():
+            lines.append(f"[{group}]")
+            lines.extend(f"{key} = {value}" for key, value in entries.items())
+        (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+        for module, source in modules.items():
+            (tmp_path / module).write_text(source)
+        return tmp_path
+
+    return make
+
+
+FIXTURES = REPO / "fixtures"
+
+
+@pytest.fixture
+def fixtures_on_path(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make the fixture tools importable in pytest subprocesses and their workers."""
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES))
+    return FIXTURES
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The detection table of the fixture zoo: expected, found, missed and extra per protocol."""
+    rows: dict[str, list[int]] = {}
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get(
+        "failed", []
+    ):
+        for name, value in getattr(report, "user_properties", ()):
+            if name != "zoo" or report.when != "call":
+                continue
+            protocol, expected, found = value
+            row = rows.setdefault(protocol, [0, 0, 0, 0, 0])
+            row[0] += 1
+            row[1] += len(expected)
+            row[2] += len(set(expected) & set(found))
+            row[3] += len(set(expected) - set(found))
+            row[4] += len(set(found) - set(expected))
+    if not rows:
+        return
+    terminalreporter.section("fixture zoo: detection table")
+    terminalreporter.write_line(
+        f"{'protocol':<10} {'tools':>5} {'expected':>8} {'found':>5} {'missed':>6} {'extra':>5}"
+    )
+    for protocol, (tools, expected, found, missed, extra) in sorted(rows.items()):
+        terminalreporter.write_line(
+            f"{protocol:<10} {tools:>5} {expected:>8} {found:>5} {missed:>6} {extra:>5}"
+        )

@@ -1,0 +1,42 @@
+"""The kit on every fixture tool: it must fail exactly the checks the manifest lists.
+
+A missed defect, an extra failure on a defective tool, and any failure on a correct tool (a false
+positive) each fail the tool's test with a message that says which. The detection table per
+protocol is printed at the end of the run (see ``pytest_terminal_summary`` in conftest).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+import pytest
+
+from axm_conformance import check_tool
+from tests.conftest import FIXTURES
+
+MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
+SEED = 20261122
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[entry["ref"] for entry in MANIFEST])
+def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_property: Any) -> None:
+    refs = [entry["ref"], *entry.get("with", [])]
+    report = check_tool(refs, examples=30, seed=SEED, timeout=1.0)
+    tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
+    found = {outcome.check_id for outcome in tool.failed}
+    expected = set(entry["fails"])
+    record_property("zoo", (entry["protocol"], sorted(expected), sorted(found)))
+    assert tool.subject.protocol == entry["protocol"]
+    problems = []
+    if expected - found:
+        problems.append(f"missed defect: {sorted(expected - found)} did not fail")
+    if not expected and found:
+        problems.append(f"false positive on a correct tool: {sorted(found)} failed")
+    elif found - expected:
+        problems.append(f"extra failure: {sorted(found - expected)} failed too")
+    details = [
+        f"  {outcome.check_id}: {'; '.join(outcome.messages)} input={outcome.input!r}"
+        for outcome in tool.failed
+    ]
+    assert not problems, "\n".join([f"{entry['ref']} ({entry['why']})", *problems, *details])

@@ -1,0 +1,515 @@
+"""Tests for the input strategies: valid, boundary and invalid inputs from JSON schemas."""
+
+from __future__ import annotations
+
+import collections
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel, Field, TypeAdapter
+
+from axm_conformance._strategies import (
+    MUTATION_KINDS,
+    InvalidSchemaError,
+    UnsatisfiableSchemaError,
+    UnsupportedSchemaError,
+    boundary_inputs,
+    invalid_examples,
+    invalid_inputs,
+    keywords_of,
+    valid_inputs,
+)
+
+FAST = settings(max_examples=25, deadline=None, database=None)
+REJECTIONS = (UnsupportedSchemaError, UnsatisfiableSchemaError, InvalidSchemaError)
+SUITE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "json-schema-test-suite"
+
+
+def validator(schema: Any) -> Any:
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def assert_plain_json(value: Any) -> None:
+    """Only dict/list/str/int/float/bool/None, string keys, finite numbers."""
+    if isinstance(value, dict):
+        assert all(isinstance(key, str) for key in value)
+        for item in value.values():
+            assert_plain_json(item)
+    elif isinstance(value, list):
+        for item in value:
+            assert_plain_json(item)
+    elif isinstance(value, float):
+        assert math.isfinite(value)
+    else:
+        assert value is None or isinstance(value, str | int | bool)
+
+
+# --- a catalogue of realistic tool schemas ------------------------------------------------------
+
+
+class Address(BaseModel):
+    street: str
+    city: str = Field(min_length=1, max_length=80)
+    zip_code: str | None = Field(default=None, pattern=r"^\d{5}$")
+
+
+class CreateOrder(BaseModel):
+    customer: str = Field(min_length=1)
+    quantity: int = Field(ge=1, le=1000)
+    priority: Literal["low", "normal", "high"] = "normal"
+    note: str | None = None
+    shipping: Address
+    billing: Address | None = None
+    sku_ids: list[int] = Field(default_factory=list, max_length=20)
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = Field(default_factory=list)
+
+
+PAGINATION: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "maxLength": 200},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        "offset": {"type": "integer", "minimum": 0},
+        "mode": {"type": ["string", "null"], "enum": ["fast", "exact", None]},
+        "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+CATALOGUE: dict[str, Any] = {
+    "pagination": PAGINATION,
+    "nullable enum": {
+        "type": "object",
+        "properties": {"mode": {"type": ["string", "null"], "enum": ["a", "b", None]}},
+        "required": ["mode"],
+    },
+    "nested optional objects": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "options": {
+                "type": "object",
+                "properties": {
+                    "verbose": {"type": "boolean"},
+                    "retry": {
+                        "type": "object",
+                        "properties": {"times": {"type": "integer", "minimum": 0, "maximum": 5}},
+                    },
+                },
+                "additionalProperties": False,
+            },
+        },
+        "required": ["id"],
+    },
+    "array of objects": {
+        "type": "object",
+        "properties": {
+            "lines": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": 5,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "sku": {"type": "string", "pattern": r"^[A-Z]{3}-\d{4}$"},
+                        "qty": {"type": "integer", "minimum": 1},
+                    },
+                    "required": ["sku", "qty"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": ["lines"],
+    },
+    "patternProperties": {
+        "type": "object",
+        "properties": {
+            "env": {
+                "type": "object",
+                "patternProperties": {"^[A-Z_][A-Z0-9_]*$": {"type": "string"}},
+                "additionalProperties": False,
+            }
+        },
+    },
+    "additionalProperties schema": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "additionalProperties": {"type": "string", "maxLength": 63},
+        "maxProperties": 6,
+    },
+    "prefixItems": {
+        "type": "object",
+        "properties": {
+            "point": {
+                "type": "array",
+                "prefixItems": [{"type": "number"}, {"type": "number"}, {"enum": ["wgs84"]}],
+                "items": False,
+                "minItems": 2,
+            }
+        },
+        "required": ["point"],
+    },
+    "$defs and recursive $ref": {
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {
+                    "label": {"type": "string", "maxLength": 10},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+                },
+                "required": ["label"],
+            }
+        },
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/node"}},
+        "required": ["root"],
+    },
+    "anyOf and oneOf": {
+        "type": "object",
+        "properties": {
+            "target": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"const": "url"}, "url": {"type": "string"}},
+                        "required": ["kind", "url"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"kind": {"const": "file"}, "path": {"type": "string"}},
+                        "required": ["kind", "path"],
+                    },
+                ]
+            },
+            "timeout": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+        },
+        "required": ["target"],
+    },
+    "dependentRequired": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "credit_card": {"type": "string", "pattern": r"^\d{16}$"},
+            "billing_address": {"type": "string"},
+        },
+        "required": ["name"],
+        "dependentRequired": {"credit_card": ["billing_address"]},
+    },
+    "if/then/else and not": {
+        "type": "object",
+        "properties": {
+            "unit": {"enum": ["c", "f"]},
+            "value": {"type": "number"},
+            "user": {"type": "string", "not": {"enum": ["root", "admin"]}},
+        },
+        "required": ["unit", "value"],
+        "if": {"properties": {"unit": {"const": "c"}}},
+        "then": {"properties": {"value": {"minimum": -273.15}}},
+        "else": {"properties": {"value": {"minimum": -459.67}}},
+    },
+    "multipleOf and exclusive bounds": {
+        "type": "object",
+        "properties": {
+            "price": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.01},
+            "batch": {"type": "integer", "multipleOf": 5, "exclusiveMaximum": 100},
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+        "required": ["price", "batch"],
+    },
+    "propertyNames, uniqueItems, contains": {
+        "type": "object",
+        "properties": {
+            "flags": {
+                "type": "object",
+                "propertyNames": {"pattern": "^[a-z]+$", "maxLength": 8},
+                "additionalProperties": {"type": "boolean"},
+                "minProperties": 1,
+                "maxProperties": 4,
+            },
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 10},
+                "uniqueItems": True,
+                "contains": {"const": "main"},
+                "maxItems": 5,
+            },
+        },
+        "required": ["flags", "tags"],
+    },
+    "allOf merge": {
+        "$defs": {
+            "base": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 1}},
+                "required": ["id"],
+            }
+        },
+        "allOf": [
+            {"$ref": "#/$defs/base"},
+            {"properties": {"extra": {"type": "boolean"}}, "required": ["extra"]},
+        ],
+    },
+    "draft-07 declared (zod style)": {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {"q": {"type": "string"}, "k": {"type": "number", "maximum": 5}},
+        "required": ["q"],
+        "additionalProperties": False,
+    },
+    "pydantic model": CreateOrder.model_json_schema(),
+    "pydantic recursive model": Node.model_json_schema(),
+    "pydantic TypeAdapter": TypeAdapter(dict[str, list[int] | None]).json_schema(),
+}
+
+
+@pytest.mark.parametrize("name", CATALOGUE)
+@FAST
+@given(data=st.data())
+def test_valid_inputs_validate(name: str, data: st.DataObject) -> None:
+    schema = CATALOGUE[name]
+    value = data.draw(valid_inputs(schema))
+    assert_plain_json(value)
+    assert validator(schema).is_valid(value), value
+
+
+def test_strategies_are_cached_per_schema() -> None:
+    assert valid_inputs(PAGINATION) is valid_inputs(copy.deepcopy(PAGINATION))
+
+
+def test_strings_are_sometimes_non_ascii() -> None:
+    text = find(valid_inputs({"type": "string"}), lambda s: any(ord(c) > 127 for c in s))
+    assert any(ord(c) > 127 for c in text)
+
+
+@FAST
+@given(value=valid_inputs({"type": "object", "properties": {"n": {"type": "integer"}}}))
+def test_integers_are_python_ints(value: dict[str, Any]) -> None:
+    if "n" in value:
+        assert type(value["n"]) is int
+
+
+@FAST
+@given(value=valid_inputs({"type": "number", "multipleOf": 0.1, "minimum": -1, "maximum": 1}))
+def test_float_multiples_validate(value: float) -> None:
+    assert validator({"multipleOf": 0.1}).is_valid(value)
+
+
+# --- the official JSON-Schema-Test-Suite --------------------------------------------------------
+
+
+def suite_schemas() -> list[tuple[str, Any]]:
+    folder = SUITE / "draft2020-12"
+    if not folder.is_dir():
+        return []
+    return [
+        (f"{path.stem}: {case['description']}", case["schema"])
+        for path in sorted(folder.glob("*.json"))
+        for case in json.loads(path.read_text())
+    ]
+
+
+SUITE_SCHEMAS = suite_schemas()
+needs_suite = pytest.mark.skipif(not SUITE_SCHEMAS, reason=f"test suite not found at {SUITE}")
+
+
+@needs_suite
+@pytest.mark.parametrize("schema", [s for _, s in SUITE_SCHEMAS], ids=[n for n, _ in SUITE_SCHEMAS])
+# Some suite schemas are built to be pathological for `not` and `oneOf`, which are enforced by
+# filters: what is tested here is that values are valid, not how fast they come.
+@settings(
+    max_examples=10,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_suite_schema_is_rejected_or_generates_valid_values(
+    schema: Any, data: st.DataObject
+) -> None:
+    try:
+        strategy = valid_inputs(schema)
+    except REJECTIONS:
+        return
+    value = data.draw(strategy)
+    assert_plain_json(value)
+    assert validator(schema).is_valid(value)
+
+
+@needs_suite
+def test_suite_schemas_are_mostly_supported(capsys: pytest.CaptureFixture[str]) -> None:
+    outcome: collections.Counter[str] = collections.Counter()
+    for _, schema in SUITE_SCHEMAS:
+        try:
+            valid_inputs(schema)
+            outcome["supported"] += 1
+        except REJECTIONS as err:
+            outcome[type(err).__name__] += 1
+    with capsys.disabled():
+        print(f"\nJSON-Schema-Test-Suite draft 2020-12: {dict(outcome)}")
+    # the unsupported ones are unevaluated*, $dynamicRef, remote $ref and custom vocabularies
+    assert outcome["supported"] >= 255
+
+
+# --- boundary inputs -----------------------------------------------------------------------------
+
+
+def test_boundary_inputs_are_valid_and_distinct() -> None:
+    for name, schema in CATALOGUE.items():
+        examples = boundary_inputs(schema)
+        assert examples, name
+        texts = [json.dumps(e.value, sort_keys=True) for e in examples]
+        assert len(texts) == len(set(texts)), name
+        check = validator(schema)
+        assert all(check.is_valid(e.value) and e.label for e in examples), name
+
+
+def test_boundary_inputs_cover_the_edges() -> None:
+    examples = boundary_inputs(PAGINATION)
+    values = [e.value for e in examples]
+    assert examples[0].value == {"query": "a"}  # the baseline: required properties only
+    limits = {v["limit"] for v in values if "limit" in v}
+    assert {1, 100} <= limits
+    assert {v["mode"] for v in values if "mode" in v} == {"fast", "exact", None}
+    queries = {len(v["query"]) for v in values}
+    assert {1, 200} <= queries
+    assert any(v["query"] == "Zürich — 東京 🚀" for v in values)
+    assert {0, 1, 5} - {len(v["tags"]) for v in values if "tags" in v} == {0}  # 0 is not allowed
+    assert any(v.get("offset") == 0 for v in values)
+    assert any(set(v) == set(PAGINATION["properties"]) for v in values)  # all optional present
+    assert any("tags" not in v for v in values) and any("tags" in v for v in values)
+
+
+def test_boundary_inputs_reach_nested_optional_properties() -> None:
+    values = [e.value for e in boundary_inputs(CATALOGUE["nested optional objects"])]
+    assert any("options" not in v for v in values)
+    assert any(v.get("options") == {} for v in values)
+    times = {v["options"]["retry"].get("times") for v in values if "retry" in v.get("options", {})}
+    assert {0, 5} <= times
+
+
+# --- invalid inputs ------------------------------------------------------------------------------
+
+EVERY_KIND: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 2, "maxLength": 5, "pattern": "^[a-z]+$"},
+        "count": {"type": "integer", "minimum": 1, "maximum": 10, "multipleOf": 2},
+        "tags": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 1,
+            "maxItems": 3,
+            "uniqueItems": True,
+        },
+        "mode": {"enum": ["a", "b"]},
+        "kind": {"const": "x"},
+        "props": {
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+            "minProperties": 1,
+            "maxProperties": 2,
+        },
+        "a": {"type": "boolean"},
+        "b": {"type": "boolean"},
+    },
+    "required": ["name", "count", "tags", "mode", "kind", "props"],
+    "dependentRequired": {"a": ["b"]},
+    "additionalProperties": False,
+}
+
+
+def test_invalid_examples_cover_every_kind() -> None:
+    mutations = invalid_examples(EVERY_KIND)
+    check = validator(EVERY_KIND)
+    assert all(not check.is_valid(m.value) for m in mutations)
+    assert {m.kind for m in mutations} == MUTATION_KINDS
+    assert all(m.detail and m.kind in MUTATION_KINDS for m in mutations)
+    by_kind = {(m.kind, m.path): m for m in mutations}
+    assert by_kind["above-maximum", ("count",)].value["count"] == 12
+    assert by_kind["missing-required", ("name",)].value.keys() == set(EVERY_KIND["required"]) - {
+        "name"
+    }
+
+
+def test_invalid_examples_are_invalid_across_the_catalogue() -> None:
+    for name, schema in CATALOGUE.items():
+        check = validator(schema)
+        mutations = invalid_examples(schema)
+        assert mutations, name
+        assert all(not check.is_valid(m.value) for m in mutations), name
+        assert collections.Counter(m.kind for m in mutations).most_common(1)[0][1] <= 3
+
+
+def test_unconstrained_object_only_has_root_type_mutations() -> None:
+    mutations = invalid_examples({"type": "object", "additionalProperties": True})
+    assert {m.kind for m in mutations} == {"wrong-type", "null-not-allowed"}
+    assert all(m.path == () for m in mutations)
+
+
+def test_a_schema_that_accepts_everything_has_no_invalid_inputs() -> None:
+    assert invalid_examples({}) == []
+
+
+@pytest.mark.parametrize("name", [*CATALOGUE, "every kind"])
+@FAST
+@given(data=st.data())
+def test_invalid_inputs_are_invalid(name: str, data: st.DataObject) -> None:
+    schema = EVERY_KIND if name == "every kind" else CATALOGUE[name]
+    mutation = data.draw(invalid_inputs(schema))
+    assert mutation.kind in MUTATION_KINDS
+    assert not validator(schema).is_valid(mutation.value)
+
+
+# --- schemas that cannot be used ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "error", "words"),
+    [
+        (
+            {"properties": {"a": {"type": "object", "unevaluatedProperties": False}}},
+            UnsupportedSchemaError,
+            ["unevaluatedProperties", "#/properties/a"],
+        ),
+        ({"items": {"$dynamicRef": "#x"}}, UnsupportedSchemaError, ["$dynamicRef", "#/items"]),
+        ({"$ref": "https://example.com/other.json"}, UnsupportedSchemaError, ["$ref", "remote"]),
+        ({"dependencies": {"a": ["b"]}}, UnsupportedSchemaError, ["dependencies"]),
+        ({"type": "object", "minProperties": "2"}, InvalidSchemaError, ["minProperties"]),
+        ({"$ref": "#/$defs/missing"}, InvalidSchemaError, ["#/$defs/missing"]),
+        ({"enum": []}, UnsatisfiableSchemaError, ["enum"]),
+        ({"type": "integer", "minimum": 5, "maximum": 3}, UnsatisfiableSchemaError, ["bounds"]),
+        (
+            {"type": "object", "required": ["x"], "additionalProperties": False},
+            UnsatisfiableSchemaError,
+            ["'x'"],
+        ),
+    ],
+)
+def test_unusable_schemas_are_rejected_by_name(
+    schema: Any, error: type[ValueError], words: list[str]
+) -> None:
+    with pytest.raises(error) as raised:
+        valid_inputs(schema)
+    assert all(word in str(raised.value) for word in words), str(raised.value)
+
+
+def test_keywords_of_skips_property_names() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"minimum": {"type": "integer", "minimum": 0}, "enum": {"enum": [1]}},
+        "$defs": {"x": {"pattern": "a"}},
+    }
+    assert keywords_of(schema) == {"type", "properties", "minimum", "enum", "$defs", "pattern"}

@@ -1,0 +1,454 @@
+"""Tests of the isolated RPC worker: every way a tool can misbehave ends in an Outcome."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import signal
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import axm_conformance
+from axm_conformance._worker import Crash, Outcome, RemoteError, Worker, WorkerConfig
+
+HERE = str(Path(__file__).parent)
+T = "worker_targets"
+
+
+def config(**changes: object) -> WorkerConfig:
+    options: dict[str, object] = {"timeout": 1.0, "sys_path": (HERE,)}
+    options.update(changes)
+    return WorkerConfig(**options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def worker() -> Iterator[Worker]:
+    with Worker(config()) as started:
+        yield started
+
+
+def error_of(outcome: Outcome) -> RemoteError:
+    assert outcome.error is not None, outcome
+    assert outcome.crash is None
+    return outcome.error
+
+
+def crash_of(outcome: Outcome) -> Crash:
+    assert outcome.crash is not None, outcome
+    assert outcome.error is None
+    return outcome.crash
+
+
+def alive(pid: int) -> bool:
+    """Whether pid runs (a zombie waiting for a reaper counts as dead)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+def wait_dead(pid: int, seconds: float = 3.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_values_round_trip(worker: Worker) -> None:
+    value = {"text": "é", "numbers": [1, 2.5, None], "nested": ({"a": b"\x00"},)}
+    outcome = worker.call(f"{T}:echo", value, 3)
+    assert outcome == Outcome(value=(value, 3))
+    assert outcome.ok
+
+
+@pytest.mark.parametrize(
+    ("target", "args", "type_name", "message"),
+    [
+        ("raise_value_error", ("bad input",), "ValueError", "bad input"),
+        ("raise_system_exit", (3,), "SystemExit", "3"),
+        ("raise_keyboard_interrupt", (), "KeyboardInterrupt", ""),
+        ("raise_cancelled", (), "asyncio.exceptions.CancelledError", "cancelled by the tool"),
+    ],
+)
+def test_exceptions_are_reported_and_the_worker_survives(
+    worker: Worker, target: str, args: tuple[object, ...], type_name: str, message: str
+) -> None:
+    before = worker.call(f"{T}:pid").value
+    error = error_of(worker.call(f"{T}:{target}", *args))
+    assert (error.type_name, error.message) == (type_name, message)
+    assert error.traceback.startswith("Traceback (most recent call last):")
+    assert f"in {target}" in error.traceback
+    assert "_serve" not in error.traceback
+    assert worker.call(f"{T}:pid").value == before == worker.pid
+
+
+def test_missing_target_is_an_error(worker: Worker) -> None:
+    assert error_of(worker.call(f"{T}:no_such_function")).type_name == "AttributeError"
+    assert error_of(worker.call("no_such_module:f")).type_name == "ModuleNotFoundError"
+
+
+@pytest.mark.parametrize(("target", "args"), [("spin", ()), ("sleep", (60,))])
+def test_a_hanging_call_times_out_and_the_next_call_gets_a_new_worker(
+    worker: Worker, target: str, args: tuple[object, ...]
+) -> None:
+    first = worker.call(f"{T}:pid").value
+    started = time.monotonic()
+    crash = crash_of(worker.call(f"{T}:{target}", *args, timeout=0.5))
+    elapsed = time.monotonic() - started
+    assert crash.kind == "timeout"
+    assert crash.detail == (
+        f"the call to {T}:{target} did not return within 0.5 s; the worker was killed"
+    )
+    assert 0.5 <= elapsed < 0.5 + 2
+    assert worker.pid is None
+    assert not alive(first)
+    second = worker.call(f"{T}:pid").value
+    assert second != first
+
+
+def test_a_sigterm_ignoring_target_is_still_killed(worker: Worker) -> None:
+    started = time.monotonic()
+    crash = crash_of(worker.call(f"{T}:ignore_sigterm_and_spin", timeout=0.5))
+    assert crash.kind == "timeout"
+    assert time.monotonic() - started < 0.5 + 2
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_os_exit_is_an_exited_crash(worker: Worker) -> None:
+    crash = crash_of(worker.call(f"{T}:hard_exit", 7))
+    assert crash.kind == "exited"
+    assert crash.exit_code == 7
+    assert crash.detail == "the worker process exited with status 7 during the call"
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+@pytest.mark.parametrize(("target", "name"), [("kill_self", "SIGKILL"), ("segfault", "SIGSEGV")])
+def test_death_by_signal_is_a_signalled_crash(worker: Worker, target: str, name: str) -> None:
+    crash = crash_of(worker.call(f"{T}:{target}"))
+    assert crash.kind == "signalled"
+    assert crash.signal_name == name
+    assert crash.detail == f"the worker process was killed by {name} during the call"
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_a_segfault_leaves_a_python_traceback_in_the_stderr_tail(worker: Worker) -> None:
+    crash = crash_of(worker.call(f"{T}:segfault"))
+    assert "Fatal Python error: Segmentation fault" in crash.stderr_tail
+    assert "segfault" in crash.stderr_tail
+
+
+def test_the_stderr_tail_is_bounded(worker: Worker) -> None:
+    text = "start" + "x" * 100_000 + "the end"
+    crash = crash_of(worker.call(f"{T}:stderr_then_exit", text, 1))
+    assert crash.kind == "exited"
+    assert crash.stderr_tail.endswith("the end")
+    assert len(crash.stderr_tail) == 4096
+
+
+def test_running_out_of_memory_is_a_memory_crash(worker: Worker) -> None:
+    crash = crash_of(worker.call(f"{T}:stderr_then_exit", "MemoryError\n", 1))
+    assert crash.kind == "memory"
+    assert crash.exit_code == 1
+    assert "apparently out of memory" in crash.detail
+
+
+def test_memory_complaints_of_an_earlier_call_do_not_count(worker: Worker) -> None:
+    assert worker.call(f"{T}:print_to_stdout").ok
+    crash_of(worker.call(f"{T}:stderr_then_exit", "", 0))
+    worker.call(f"{T}:echo")
+    error_of(worker.call(f"{T}:raise_value_error", "MemoryError"))
+    assert crash_of(worker.call(f"{T}:hard_exit", 2)).kind == "exited"
+
+
+def test_children_of_a_timed_out_call_are_killed(worker: Worker) -> None:
+    pid_file = worker.workdir / "sleeper.pid"
+    crash = crash_of(worker.call(f"{T}:spawn_sleeper_and_spin", str(pid_file), timeout=0.5))
+    assert crash.kind == "timeout"
+    assert wait_dead(int(pid_file.read_text()))
+
+
+def test_children_are_killed_on_close() -> None:
+    with Worker(config()) as worker:
+        sleeper = worker.call(f"{T}:spawn_sleeper").value
+        assert alive(sleeper)
+    assert wait_dead(sleeper)
+
+
+@pytest.mark.parametrize(
+    ("target", "value"),
+    [
+        ("print_to_stdout", "printed"),
+        ("close_standard_fds", "closed"),
+        ("replace_standard_streams", "replaced"),
+    ],
+)
+def test_standard_streams_do_not_touch_the_channel(worker: Worker, target: str, value: str) -> None:
+    before = worker.call(f"{T}:pid").value
+    assert worker.call(f"{T}:{target}").value == value
+    assert worker.call(f"{T}:echo", "still here").value == ("still here",)
+    assert worker.pid == before
+
+
+def test_a_fork_returning_from_the_target_does_not_answer(worker: Worker) -> None:
+    before = worker.call(f"{T}:pid").value
+    assert worker.call(f"{T}:fork_and_return").value == "forked"
+    for number in range(20):
+        assert worker.call(f"{T}:echo", number).value == (number,)
+    assert worker.pid == before
+
+
+def test_output_goes_to_files_in_the_workdir(worker: Worker) -> None:
+    worker.call(f"{T}:print_to_stdout")
+    crash_of(worker.call(f"{T}:stderr_then_exit", "", 0))
+    assert "hello from the tool" in (worker.workdir / ".axm-worker.stdout").read_text()
+    assert worker.call(f"{T}:where").value["stdin"] == "/dev/null"
+
+
+def test_garbage_on_the_channel_is_a_channel_crash(worker: Worker) -> None:
+    crash = crash_of(worker.call(f"{T}:corrupt_channel"))
+    assert crash.kind == "channel"
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_a_50_mib_result_arrives(worker: Worker) -> None:
+    size = 50 * 1024 * 1024
+    outcome = worker.call(f"{T}:big", size, timeout=20)
+    assert outcome.ok
+    assert len(outcome.value) == size
+
+
+def test_the_memory_limit_turns_a_big_allocation_into_a_memory_error() -> None:
+    with Worker(config(memory_limit=200 * 1024**2)) as worker:
+        limits = worker.call(f"{T}:where").value["address_space"]
+        assert limits == (200 * 1024**2, 200 * 1024**2)
+        outcome = worker.call(f"{T}:allocate", 1024**3)
+        if outcome.error is not None:
+            assert outcome.error.type_name == "MemoryError"
+        else:
+            assert crash_of(outcome).kind in ("memory", "signalled", "exited")
+        assert worker.call(f"{T}:allocate", 1024).value == 1024
+
+
+def test_no_memory_limit_when_none() -> None:
+    with Worker(config(memory_limit=None)) as worker:
+        assert worker.call(f"{T}:where").value["address_space"][0] == -1
+
+
+def test_core_dumps_are_off(worker: Worker) -> None:
+    assert worker.call(f"{T}:where").value["core"] == (0, 0)
+
+
+def test_setup_state_is_passed_and_recreated_after_a_restart() -> None:
+    setup = config(setup=f"{T}:make_state", setup_args=("tool-a",))
+    with Worker(setup) as worker:
+        state = worker.call(f"{T}:get_state").value
+        assert state == {"label": "tool-a", "pid": worker.pid}
+        crash_of(worker.call(f"{T}:hard_exit", 1))
+        again = worker.call(f"{T}:get_state").value
+        assert again == {"label": "tool-a", "pid": worker.pid}
+        assert again["pid"] != state["pid"]
+        worker.restart()
+        assert worker.pid is None
+        assert worker.call(f"{T}:get_state").value["pid"] not in (None, again["pid"])
+
+
+def test_a_failing_setup_is_reported_on_each_call() -> None:
+    with Worker(config(setup=f"{T}:failing_setup", setup_args=("no tool here",))) as worker:
+        for _ in range(2):
+            error = error_of(worker.call(f"{T}:echo"))
+            assert (error.type_name, error.message) == ("RuntimeError", "no tool here")
+            assert "failing_setup" in error.traceback
+            assert worker.pid is None
+
+
+def test_a_hanging_setup_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("axm_conformance._worker._MIN_SETUP_TIMEOUT", 0.5)
+    with Worker(config(timeout=0.5, setup=f"{T}:sleep", setup_args=(None, 60))) as worker:
+        crash = crash_of(worker.call(f"{T}:echo"))
+        assert crash.kind == "timeout"
+        assert crash.detail.startswith("the worker did not finish starting within 0.5 s")
+
+
+def test_an_unpicklable_return_value_is_an_error(worker: Worker) -> None:
+    error = error_of(worker.call(f"{T}:unpicklable"))
+    assert error.type_name == "TypeError"
+    assert error.message.startswith(f"the return value of {T}:unpicklable cannot be pickled: ")
+    assert "lock" in error.message
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_a_value_the_parent_cannot_unpickle_is_an_error(worker: Worker) -> None:
+    error = error_of(worker.call(f"{T}:only_in_worker"))
+    assert error.type_name == "ModuleNotFoundError"
+    assert "could not be unpickled by the parent" in error.message
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_the_workdir_is_cwd_and_home_and_is_removed_on_close() -> None:
+    with Worker(config(env={"AXM_EXTRA": "yes"})) as worker:
+        seen = worker.call(f"{T}:where").value
+        workdir = worker.workdir
+        assert seen["cwd"] == seen["home"] == str(workdir)
+        assert seen["tmpdir"] == str(workdir / "tmp")
+        assert seen["hashseed"] == "0"
+        assert seen["environ"]["PYTHONDONTWRITEBYTECODE"] == "1"
+        assert seen["environ"]["AXM_EXTRA"] == "yes"
+        assert Path(worker.call(f"{T}:touch", "out.txt").value) == workdir / "out.txt"
+    assert not workdir.exists()
+
+
+def test_the_parent_environment_is_not_inherited(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AXM_SECRET_TOKEN", "do not leak")
+    with Worker(config()) as worker:
+        assert "AXM_SECRET_TOKEN" not in worker.call(f"{T}:where").value["environ"]
+
+
+def test_a_deleted_workdir_is_recreated_at_restart() -> None:
+    with Worker(config()) as worker:
+        crash_of(worker.call(f"{T}:remove_workdir_and_exit"))
+        assert worker.call(f"{T}:where").value["cwd"] == str(worker.workdir)
+        assert (worker.workdir / "tmp").is_dir()
+
+
+def test_a_given_workdir_is_kept(tmp_path: Path) -> None:
+    with Worker(config(workdir=tmp_path / "work")) as worker:
+        assert worker.call(f"{T}:where").value["cwd"] == str(tmp_path / "work")
+        worker.call(f"{T}:touch", "kept.txt")
+    assert (tmp_path / "work" / "kept.txt").exists()
+
+
+def test_close_is_idempotent_and_leaks_nothing() -> None:
+    before = open_fds()
+    worker = Worker(config())
+    worker.call(f"{T}:echo")
+    pid = worker.pid
+    assert pid is not None
+    crash_of(worker.call(f"{T}:hard_exit", 1))
+    worker.call(f"{T}:echo")
+    worker.close()
+    worker.close()
+    assert open_fds() == before
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    with pytest.raises(RuntimeError, match="closed"):
+        worker.call(f"{T}:echo")
+
+
+def test_misuse_raises(worker: Worker) -> None:
+    with pytest.raises(ValueError, match="module:qualname"):
+        worker.call("no_colon")
+    with pytest.raises(ValueError, match="timeout"):
+        worker.call(f"{T}:echo", timeout=0)
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        worker.call(f"{T}:echo", lambda: None)
+    with pytest.raises(ValueError, match="setup"):
+        Worker(config(setup="nothing"))
+
+
+def test_an_orphaned_worker_kills_itself(tmp_path: Path) -> None:
+    # The killed parent cannot clean up, so its workdir is one pytest removes.
+    parent = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from axm_conformance._worker import Worker, WorkerConfig
+        worker = Worker(WorkerConfig(sys_path=({HERE!r},), workdir=Path({str(tmp_path)!r})))
+        print(worker.call("{T}:pid").value, flush=True)
+        worker.call("{T}:spin", timeout=60)
+        """
+    )
+    with subprocess.Popen([sys.executable, "-c", parent], stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        pid = int(process.stdout.readline())
+        process.kill()
+    assert wait_dead(pid, 5.0)
+
+
+def test_round_trips_are_fast(worker: Worker) -> None:
+    worker.call(f"{T}:echo")
+    times = []
+    for _ in range(200):
+        started = time.perf_counter()
+        worker.call(f"{T}:echo", 1)
+        times.append(time.perf_counter() - started)
+    assert statistics.median(times) < 0.005
+
+
+def test_an_unknown_user_is_refused() -> None:
+    with pytest.raises(ValueError, match="no-such-user-here"):
+        Worker(config(user="no-such-user-here"))
+
+
+def test_another_user_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user named nobody")
+    monkeypatch.setattr(os, "geteuid", lambda: 12345)
+    with pytest.raises(ValueError, match="needs root"):
+        Worker(config(user="nobody"))
+
+
+@pytest.fixture
+def nobody_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Environment for a worker run as nobody, with an interpreter that nobody can run."""
+    if os.geteuid() != 0:
+        pytest.skip("running the worker as another user needs root")
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user named nobody")
+    env = {"PYTHONPATH": str(Path(axm_conformance.__file__).parents[1])}
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for interpreter in (sys.executable, f"/usr/bin/python{version}"):
+        try:
+            check = subprocess.run(
+                [interpreter, "-c", "import axm_conformance._worker"],
+                user="nobody",
+                env=env,
+                cwd="/",
+                capture_output=True,
+                timeout=30,
+            )
+        except OSError:
+            continue
+        if check.returncode == 0:
+            monkeypatch.setattr(sys, "executable", interpreter)
+            return env
+    pytest.skip("no Python interpreter that nobody can run")
+
+
+def test_the_worker_runs_as_the_given_user(nobody_env: dict[str, str]) -> None:
+    entry = pwd.getpwnam("nobody")
+    with Worker(config(user="nobody", env=nobody_env)) as worker:
+        seen = worker.call(f"{T}:where").value
+        assert (seen["uid"], seen["gid"]) == (entry.pw_uid, entry.pw_gid)
+        assert seen["groups"] in ([], [entry.pw_gid])
+        assert worker.workdir.stat().st_uid == entry.pw_uid
+        assert worker.call(f"{T}:touch", "mine.txt").ok
+        assert crash_of(worker.call(f"{T}:kill_self")).signal_name == "SIGKILL"
+        sleeper = worker.call(f"{T}:spawn_sleeper").value
+        workdir = worker.workdir
+    assert wait_dead(sleeper)
+    assert not workdir.exists()
+
+
+def test_signal_names_cover_real_time_signals(worker: Worker) -> None:
+    pid = worker.call(f"{T}:pid").value
+    os.kill(pid, signal.SIGRTMIN + 1)
+    crash = crash_of(worker.call(f"{T}:echo"))
+    assert crash.kind == "signalled"
+    assert crash.signal_name is not None

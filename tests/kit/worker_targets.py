@@ -1,0 +1,184 @@
+"""Targets for the worker tests, imported inside the worker process through ``sys_path``.
+
+Each target takes the worker's setup state first, as every worker target does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+from typing import Any
+
+
+def echo(state: Any, *args: Any) -> tuple[Any, ...]:
+    return args
+
+
+def get_state(state: Any) -> Any:
+    return state
+
+
+def make_state(label: str) -> dict[str, Any]:
+    """Setup: a state that records which process built it."""
+    return {"label": label, "pid": os.getpid()}
+
+
+def failing_setup(message: str) -> None:
+    raise RuntimeError(message)
+
+
+def pid(state: Any) -> int:
+    return os.getpid()
+
+
+def raise_value_error(state: Any, message: str) -> None:
+    raise ValueError(message)
+
+
+def raise_system_exit(state: Any, code: int) -> None:
+    sys.exit(code)
+
+
+def raise_keyboard_interrupt(state: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def raise_cancelled(state: Any) -> None:
+    raise asyncio.CancelledError("cancelled by the tool")
+
+
+def spin(state: Any) -> None:
+    while True:
+        pass
+
+
+def sleep(state: Any, seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def hard_exit(state: Any, status: int) -> None:
+    os._exit(status)
+
+
+def kill_self(state: Any) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def segfault(state: Any) -> None:
+    ctypes.string_at(0)
+
+
+def ignore_sigterm_and_spin(state: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        pass
+
+
+def spawn_sleeper(state: Any) -> int:
+    return subprocess.Popen(["sleep", "60"]).pid
+
+
+def spawn_sleeper_and_spin(state: Any, pid_file: str) -> None:
+    with open(pid_file, "w") as file:
+        file.write(str(subprocess.Popen(["sleep", "60"]).pid))
+    while True:
+        pass
+
+
+def fork_and_return(state: Any) -> str:
+    os.fork()
+    return "forked"
+
+
+def print_to_stdout(state: Any) -> str:
+    print("hello from the tool" * 1000)
+    print("and to stderr", file=sys.stderr)
+    return "printed"
+
+
+def close_standard_fds(state: Any) -> str:
+    os.close(1)
+    os.close(2)
+    return "closed"
+
+
+def replace_standard_streams(state: Any) -> str:
+    sys.stdout = None
+    sys.stderr = None
+    return "replaced"
+
+
+def corrupt_channel(state: Any) -> None:
+    """Write garbage into every pipe the process holds, the channel included."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                os.write(fd, b"\xff" * 16)
+        except OSError:
+            pass
+
+
+def big(state: Any, size: int) -> bytes:
+    return b"x" * size
+
+
+def allocate(state: Any, size: int) -> int:
+    return len(bytearray(size))
+
+
+def unpicklable(state: Any) -> Any:
+    return threading.Lock()
+
+
+def only_in_worker(state: Any) -> Any:
+    """Return an object whose class lives in a module the parent cannot import."""
+    module = types.ModuleType("module_only_in_worker")
+    sys.modules[module.__name__] = module
+    cls = type("Thing", (), {"__module__": module.__name__})
+    module.Thing = cls  # type: ignore[attr-defined]
+    return cls()
+
+
+def where(state: Any) -> dict[str, Any]:
+    return {
+        "cwd": os.getcwd(),
+        "home": os.environ.get("HOME"),
+        "tmpdir": tempfile.gettempdir(),
+        "hashseed": os.environ.get("PYTHONHASHSEED"),
+        "environ": dict(os.environ),
+        "uid": os.getuid(),
+        "gid": os.getgid(),
+        "groups": os.getgroups(),
+        "core": resource.getrlimit(resource.RLIMIT_CORE),
+        "address_space": resource.getrlimit(resource.RLIMIT_AS),
+        "stdin": os.readlink("/proc/self/fd/0"),
+    }
+
+
+def remove_workdir_and_exit(state: Any) -> None:
+    shutil.rmtree(os.getcwd())
+    os._exit(1)
+
+
+def touch(state: Any, name: str) -> str:
+    with open(name, "w") as file:
+        file.write("written by the worker")
+    return os.path.abspath(name)
+
+
+def stderr_then_exit(state: Any, text: str, status: int) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    os._exit(status)
