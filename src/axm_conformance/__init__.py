@@ -2,12 +2,22 @@
 
 Run it from pytest (``pytest --axm-conformance --axm-tool=module:attr``) or from Python with
 :func:`check_tool`. Every check it runs is described in the contract (``conformance/``).
+
+The names below are imported on first use, so that importing the package (as the pytest plugin
+and every worker process do) costs nothing until the kit is actually used.
 """
 
-from axm_conformance._api import LoadError, check_tool, load_tool
-from axm_conformance._report import Outcome, Report, ToolReport
-from axm_conformance._settings import Settings, SettingsError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from axm_conformance._version import __version__
+
+if TYPE_CHECKING:
+    from axm_conformance._api import LoadError, check_tool, load_tool
+    from axm_conformance._report import Outcome, Report, ToolReport
+    from axm_conformance._settings import Settings, SettingsError
 
 __all__ = [
     "LoadError",
@@ -20,3 +30,22 @@ __all__ = [
     "check_tool",
     "load_tool",
 ]
+
+_HOMES = {
+    "LoadError": "_api",
+    "check_tool": "_api",
+    "load_tool": "_api",
+    "Outcome": "_report",
+    "Report": "_report",
+    "ToolReport": "_report",
+    "Settings": "_settings",
+    "SettingsError": "_settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'axm_conformance' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"axm_conformance.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value

@@ -8,11 +8,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from axm_conformance._engine import certify, new_seed
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError, load
 from axm_conformance._report import Report
-from axm_conformance._settings import Settings, SettingsError
+from axm_conformance._settings import Settings, SettingsError, new_seed
 from axm_conformance._worker import Worker, WorkerConfig
 
 __all__ = ["LoadError", "check_tool", "inspect_tools", "item_keys", "load_tool", "ref_for"]
@@ -105,6 +104,8 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     the tool is an outcome in the report, never an exception; a bad reference raises
     :class:`LoadError` and a bad setting :class:`SettingsError`.
     """
+    from axm_conformance._engine import certify  # Hypothesis is imported only to certify
+
     try:
         options = Settings(**{"sys_path": tuple(sys.path), **settings})
     except TypeError as exc:

@@ -28,7 +28,7 @@ from axm_conformance._settings import Settings
 from axm_conformance._strategies import boundary_inputs, valid_inputs
 from axm_conformance._worker import Crash, Worker, WorkerConfig
 
-__all__ = ["certify", "new_seed"]
+__all__ = ["certify"]
 
 # After this many calls that hung or killed the worker, the tool is not called again: the
 # failure is established and every further call could cost a whole timeout.
@@ -39,11 +39,6 @@ _STATUS_PHRASES = {
     frozenset({"returned"}): "returned a value",
     frozenset({"returned", "raised"}): "returned or raised",
 }
-
-
-def new_seed() -> int:
-    """A fresh seed for a run that was not given one."""
-    return random.SystemRandom().getrandbits(32)
 
 
 class _NotRunnable(Exception):
@@ -272,7 +267,12 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
         if observation.exception is not None:
             traceback = observation.exception.traceback
         elif observation.stderr_tail:
-            traceback = "stderr of the worker:\n" + observation.stderr_tail
+            heading = (
+                "where it was when it was stopped:"
+                if observation.crash_kind == "timeout"
+                else "what the process wrote to stderr last:"
+            )
+            traceback = f"{heading}\n{observation.stderr_tail}"
         return Outcome(
             check.id,
             check.title,

@@ -18,11 +18,10 @@ import pytest
 from _axm_conformance_pytestplugin import OPTIONS
 from axm_conformance._api import LoadError, inspect_tools, item_keys
 from axm_conformance._checks import CHECKS, Check
-from axm_conformance._engine import certify, new_seed
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
 from axm_conformance._report import ToolReport, format_failure
-from axm_conformance._settings import Settings, SettingsError
+from axm_conformance._settings import Settings, SettingsError, new_seed
 from axm_conformance._version import __version__
 
 __all__ = ["ConformanceItem", "ConformancePlugin"]
@@ -175,23 +174,31 @@ class ConformancePlugin:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         checks = [CHECKS[check_id] for check_id in self.settings.checks or CHECKS]
-        for subject, key in zip(self.subjects, self.keys, strict=True):
-            for check in checks:
-                items.append(
-                    ConformanceItem.from_parent(
-                        session,
-                        name=f"{key}::{check.id}",
-                        nodeid=f"{key}::{check.id}",
-                        plugin=self,
-                        key=key,
-                        subject=subject,
-                        check=check,
-                    )
-                )
+        collected = [
+            ConformanceItem.from_parent(
+                session,
+                name=f"{key}::{check.id}",
+                nodeid=f"{key}::{check.id}",
+                plugin=self,
+                key=key,
+                subject=subject,
+                check=check,
+            )
+            for subject, key in zip(self.subjects, self.keys, strict=True)
+            for check in checks
+        ]
+        items.extend(collected)
+        # The items have no file to be collected from; report them so that pytest counts them.
+        report = pytest.CollectReport("axm-conformance", "passed", None, collected)
+        config.hook.pytest_collectreport(report=report)
 
     def report_for(self, item: ConformanceItem) -> ToolReport:
         """The tool's report, certifying it (for the checks still selected) on first use."""
         if item.key not in self.reports:
+            # Imported here, not at plugin start: Hypothesis warns about work done while pytest
+            # configures plugins, and a run that only collects never needs it.
+            from axm_conformance._engine import certify
+
             selected = [
                 other.check.id
                 for other in item.session.items

@@ -31,6 +31,7 @@ _CALLS = {
     "tool_use": "tool.handler({input})",
     "amplifier": "asyncio.run(tool.execute({input}))",
 }
+_INDENT = "    "
 
 
 @dataclass(frozen=True)
@@ -91,23 +92,25 @@ class Report:
 
 
 def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
-    """A pytest command that re-runs exactly this check, and a snippet that makes the call."""
+    """A pytest command that re-runs exactly this check, then Python that makes the same call."""
     options = ["pytest", "--axm-conformance", f"--axm-tool={tool.subject.ref}"]
     options.append(f"--axm-check={outcome.check_id}")
     options.append(f"--axm-seed={tool.seed}")
     for name, value in settings.non_defaults().items():
         if name in _OPTIONS:
             options.append(f"{_OPTIONS[name]}={value}")
-    lines = ["  " + shlex.join(options)]
+    lines = [_INDENT + shlex.join(options)]
     call = _CALLS.get(tool.subject.protocol)
     if outcome.has_input and call:
-        snippet = [
-            "import asyncio",
+        statement = call.format(input=repr(outcome.input))
+        snippet = ["import asyncio"] if statement.startswith("asyncio.") else []
+        snippet += [
             "from axm_conformance import load_tool",
             f"tool = load_tool({tool.subject.ref!r})",
-            call.format(input=repr(outcome.input)),
+            statement,
         ]
-        lines.append("  python -c " + shlex.quote("; ".join(snippet)))
+        lines.append("or in Python:")
+        lines.extend(_INDENT + line for line in snippet)
     return lines
 
 
@@ -128,7 +131,7 @@ def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> st
     lines.append("  what happened:")
     lines.extend(f"    - {message}" for message in outcome.messages)
     if outcome.traceback:
-        lines.append("  the tool's traceback:")
+        lines.append("  from the tool's process:")
         lines.extend("    " + line for line in outcome.traceback.rstrip().splitlines())
     lines.append("Reproduce with:")
     lines.extend(reproduction(tool, outcome, settings))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["DEFAULT_NAME_PATTERN", "PROTOCOL_CHOICES", "Settings", "SettingsError"]
+__all__ = ["DEFAULT_NAME_PATTERN", "PROTOCOL_CHOICES", "Settings", "SettingsError", "new_seed"]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PROTOCOL_CHOICES = ("auto", "axm", "axio", "tool_use", "amplifier")
@@ -90,3 +91,8 @@ def _whole(value: Any, name: str, *, minimum: int) -> None:
         raise SettingsError(
             name, f"{name} must be a whole number of at least {minimum}, not {value!r}"
         )
+
+
+def new_seed() -> int:
+    """A fresh seed for a run that was not given one."""
+    return random.SystemRandom().getrandbits(32)

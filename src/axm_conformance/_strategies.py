@@ -31,10 +31,10 @@ recursive schemas (trees) without filtering. Strategies are built once per schem
 canonical JSON), and every drawn value is re-checked with a cached ``Draft202012Validator`` that
 also asserts the formats jsonschema can check, so an invalid value can never come out.
 
-Errors, all raised when a strategy is asked for, never while drawing::
+Errors, all raised when a schema is first used, never while drawing::
 
     ValueError
-     ├── InvalidSchemaError        not a valid 2020-12 schema, or a $ref that points nowhere
+     ├── InvalidSchemaError        not a valid 2020-12 schema, or a $ref to nowhere or in a loop
      ├── UnsupportedSchemaError    valid, but uses a keyword this module cannot honour
      └── UnsatisfiableSchemaError  no value can satisfy it
 """
@@ -257,7 +257,7 @@ _SCALARS: Final = (
     st.none()
     | st.booleans()
     | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False).map(lambda x: x + 0.0)
+    | st.floats(allow_nan=False, allow_infinity=False).map(lambda x: x + 0.0)  # no -0.0
     | st.text()
 )
 _ANY_JSON: Final[_Strategy] = st.recursive(
@@ -984,17 +984,14 @@ class _Document:
         finally:
             del self._stack[len(self._stack) - len(entered) :]
 
-    def _key(self, conj: tuple[_Node, ...], entered: tuple[str, ...]) -> tuple[Any, ...]:
-        # Depth counts of the entered references make a recursive schema unroll into a finite,
-        # acyclic set of strategies, while locations reached by different paths share one.
-        return tuple(n.pointer for n in conj), tuple((t, self._stack.count(t)) for t in entered)
-
     # --- strategies
 
     def strategy(self, conj: tuple[_Node, ...]) -> _Strategy | _Empty:
         """A strategy for the values allowed at a location, or why there are none."""
         alts, entered = self.alternatives(conj)
-        key = self._key(conj, entered)
+        # Keyed by the depth of the references entered here: a recursive schema unrolls into a
+        # finite, acyclic set of strategies, and a location reached by several paths has one.
+        key = tuple(n.pointer for n in conj), tuple((t, self._stack.count(t)) for t in entered)
         built = self._strategies.get(key)
         if built is None:
             with self._entering(entered):
@@ -1216,8 +1213,12 @@ class _Document:
         if kind == "string":
             return _simplest_string(f)
         if kind == "array":
-            at_least = f.contains[0][1] if f.contains else 0
-            return self._simplest_items(f, max(f.min_items, at_least), fill)
+            size = max(f.min_items, f.contains[0][1] if f.contains else 0)
+            if fill and size == 0 and f.max_items != 0:  # a filled array shows an item
+                items = self._simplest_items(f, 1, fill)
+                if items is not _MISSING:
+                    return items
+            return self._simplest_items(f, size, fill)
         return self._simplest_object(f, {}, fill)
 
     def _simplest_items(self, f: _Facts, size: int, fill: bool) -> Any:
@@ -1250,16 +1251,25 @@ class _Document:
 
     def _grow(self, f: _Facts, obj: dict[str, Any], size: int, fill: bool) -> dict[str, Any]:
         """`obj` with optional, then undeclared, properties added until it has `size` of them."""
-        spare = ["x" * (i + 1) for i in range(size)]
-        for pattern in f.patterns_of_keys:  # keys that match a pattern, longer and longer
-            names = (_pattern_text(pattern, i + 1, 100) for i in range(size))
-            spare[:0] = [name + "x" * i for i, name in enumerate(names) if name is not None]
-        for key in [*f.declared, *spare]:
+        for key in [*f.declared, *self._spare_names(f, size)]:
             if len(obj) >= size:
                 break
-            if key not in obj and all(self._is_valid(names, key) for names in f.names):
+            if key not in obj:
                 self._add_optional(f, obj, key, fill)
         return obj
+
+    def _spare_names(self, f: _Facts, count: int) -> list[str]:
+        """Undeclared property names propertyNames allows: pattern matches first, then x, xx..."""
+        spare = []
+        for pattern in f.patterns_of_keys:  # keys that match a pattern, longer and longer
+            names = (_pattern_text(pattern, i + 1, 100) for i in range(count))
+            spare += [name + "x" * i for i, name in enumerate(names) if name is not None]
+        spare += ["x" * (i + 1) for i in range(count)]
+        return [
+            name
+            for name in dict.fromkeys(spare)
+            if name not in f.declared and all(self._is_valid(n, name) for n in f.names)
+        ]
 
     def _add_optional(self, f: _Facts, obj: dict[str, Any], key: str, fill: bool) -> bool:
         """Add `key` and what it requires to `obj` with simplest values; False if impossible."""
@@ -1289,17 +1299,21 @@ class _Document:
                     out += [(v, f"{where} = {_short(v)} ({f.enum_keyword} value)") for v in f.enum]
                     continue
                 for kind in (k for k in _KINDS if k in f.kinds):
-                    if kind in ("array", "object") and (
-                        f is not current or _kind_of(value) != kind
-                    ):
-                        simple = self._simplest_kind(f, kind, fill=False)
-                        out += [] if simple is _MISSING else [(simple, f"{where} as {kind}")]
-                    elif kind == "array":
-                        out += self._array_variations(f, value, path)
-                    elif kind == "object":
-                        out += self._object_variations(alts, f, value, path)
-                    else:
+                    if kind not in ("array", "object"):
                         out += _scalar_variations(f, kind, where)
+                        continue
+                    if not f.constrained:  # any JSON goes here: nothing nested to vary
+                        continue
+                    base = value
+                    if f is not current or _kind_of(value) != kind:  # another shape: its simplest
+                        base = self._simplest_kind(f, kind, fill=False)
+                        if base is _MISSING:
+                            continue
+                        out.append((base, f"{where} as {kind}"))
+                    if kind == "array":
+                        out += self._array_variations(f, base, path)
+                    else:
+                        out += self._object_variations(alts, f, base, path)
         return out
 
     def _array_variations(self, f: _Facts, value: list[Any], path: _Path) -> list[tuple[Any, str]]:
@@ -1312,29 +1326,35 @@ class _Document:
             items = self._simplest_items(f, size, fill=False)
             if items is not _MISSING:
                 out.append((items, f"{where}: {size} item{'' if size == 1 else 's'} ({what})"))
-        one = self._simplest_items(f, 1, fill=False)
-        if one is not _MISSING:
-            out += [
-                ([v], label) for v, label in self.variations(f.index_conj(0), one[0], (*path, 0))
-            ]
+        base = value or self._simplest_items(f, 1, fill=False)
+        if base is _MISSING:
+            return out
+        for index in range(min(len(base), f.prefix_len + 1)):  # each prefix item, one more
+            for item, label in self.variations(f.index_conj(index), base[index], (*path, index)):
+                out.append(([*base[:index], item, *base[index + 1 :]], label))
         return out
 
     def _object_variations(
         self, alts: list[_Facts], f: _Facts, obj: dict[str, Any], path: _Path
     ) -> list[tuple[Any, str]]:
-        """Property by property, what `f` or another object alternative allows there."""
+        """Property by property of `f`, what `f` or another object alternative allows there."""
         shapes = [f, *(a for a in alts if a is not f and "object" in a.kinds and a.enum is None)]
         out: list[tuple[Any, str]] = []
-        for key in dict.fromkeys(key for shape in shapes for key in shape.declared):
+        for key in f.declared:
             base = dict(obj)
             if key not in base:
-                owner = next(shape for shape in shapes if key in shape.declared)
-                if not self._add_optional(owner, base, key, fill=False):
+                if not self._add_optional(f, base, key, fill=False):
                     continue
                 out.append((base, f"{_where((*path, key))} present"))
             conjs = {tuple(n.pointer for n in c): c for c in (s.value_conj(key) for s in shapes)}
             for conj in conjs.values():
                 for value, label in self.variations(conj, base[key], (*path, key)):
+                    out.append(({**base, key: value}, label))
+        for key in self._spare_names(f, 1)[:1]:  # one undeclared property, where allowed
+            base, conj = dict(obj), f.value_conj(key)
+            if key not in base and self._add_optional(f, base, key, fill=False):
+                out.append((base, f"{_where(path)} with an undeclared property {key!r}"))
+                for value, label in self.variations(conj, base[key], (*path, key)) if conj else ():
                     out.append(({**base, key: value}, label))
         full = self._simplest_object(f, obj, fill=True)
         if full is not _MISSING:
@@ -1705,6 +1725,9 @@ def _string_variations(f: _Facts, where: str) -> list[tuple[Any, str]]:
     if f.max_length is not None and f.max_length <= _LONG_LENGTH:
         text = _text(f, f.max_length, f.max_length)
         out.append((text, f"{where}: {f.max_length} characters (maxLength)"))
+    if f.patterns:  # every repetition taken as often as it may be
+        text = _regex_text(_sre.parse(f.patterns[0]), {}, _PATTERN_LENGTHS)
+        out.append((text, f"{where}: {len(text)} characters (long match of the pattern)"))
     return [(text, label) for text, label in out if text is not _MISSING]
 
 

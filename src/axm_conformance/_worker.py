@@ -58,6 +58,9 @@ _CHANNEL_FD_FLOOR = 200
 _ORPHAN_CHECK_INTERVAL = 1.0
 # Tool code sees only what locale, PATH and imports need, never the parent's secrets.
 _INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH"})
+# Asks a hung worker for its stacks; it then has this long to write them.
+_STACK_SIGNAL = signal.SIGUSR1
+_STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
 _STDOUT_NAME = ".axm-worker.stdout"
 _STDERR_NAME = ".axm-worker.stderr"
@@ -323,6 +326,8 @@ class Worker:
         assert process is not None
         self._resources.process = None
         exited = lost.reason in ("closed", "exited") and process.exited_within(_EXIT_GRACE)
+        if lost.reason == "timeout":
+            process.dump_stacks()
         tail, out_of_memory = process.stop()
         if lost.reason == "timeout":
             return Crash("timeout", f"{late}; the worker was killed", tail)
@@ -450,6 +455,16 @@ class _Process:
             return not self._ready(None, 0, time.monotonic() + seconds)
         except _Lost:
             return False
+
+    def dump_stacks(self) -> None:
+        """Have a hung worker write where every thread is to its stderr, before it is killed.
+
+        faulthandler answers the signal from C, so even a loop that never returns to the
+        interpreter's signal handling shows its stack.
+        """
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.popen.pid, _STACK_SIGNAL)
+            time.sleep(_STACK_GRACE)
 
     def stop(self) -> tuple[str, bool]:
         """Kill the process group, reap the worker and close everything; idempotent.
@@ -599,6 +614,7 @@ def _serve(channel_in: int, channel_out: int, parent: int) -> int:
     """Run setup, then answer call frames until the parent closes the channel."""
     channel_in, channel_out = _relocate(channel_in), _relocate(channel_out)
     faulthandler.enable()
+    faulthandler.register(_STACK_SIGNAL, all_threads=True)
     threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
 
     def wait() -> None:

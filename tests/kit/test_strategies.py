@@ -489,7 +489,15 @@ def test_invalid_inputs_are_invalid(name: str, data: st.DataObject) -> None:
         ({"dependencies": {"a": ["b"]}}, UnsupportedSchemaError, ["dependencies"]),
         ({"type": "object", "minProperties": "2"}, InvalidSchemaError, ["minProperties"]),
         ({"$ref": "#/$defs/missing"}, InvalidSchemaError, ["#/$defs/missing"]),
+        ({"$schema": "https://example.com/dialect"}, UnsupportedSchemaError, ["$schema"]),
+        ({"properties": {"a": {"$ref": "#/properties/a"}}}, InvalidSchemaError, ["loops"]),
         ({"enum": []}, UnsatisfiableSchemaError, ["enum"]),
+        ({"not": {}}, UnsatisfiableSchemaError, ["no type"]),
+        (
+            {"type": "array", "items": {"type": "boolean"}, "uniqueItems": True, "minItems": 3},
+            UnsatisfiableSchemaError,
+            ["3 items"],
+        ),
         ({"type": "integer", "minimum": 5, "maximum": 3}, UnsatisfiableSchemaError, ["bounds"]),
         (
             {"type": "object", "required": ["x"], "additionalProperties": False},

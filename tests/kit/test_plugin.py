@@ -1,0 +1,225 @@
+"""The pytest plugin, run the way users run it: pytest in a subprocess, output and exit status."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+pytestmark = pytest.mark.usefixtures("fixtures_on_path")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-conformance", *args)
+
+
+def test_examples_are_certified(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--axm-tool=axm_runtime.examples:TOOLS", "--axm-examples=10")
+    result.assert_outcomes(passed=118, skipped=35)
+    result.stdout.fnmatch_lines(
+        [
+            "axm-conformance *: 9 tools, seed *",
+            "word_count (axm): certified (14 passed, 3 skipped)",
+            "calculator (amplifier): certified*",
+            "What each check requires and why: *conformance*README.md",
+        ]
+    )
+    assert result.ret == 0
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [
+        ("no_such_module:Tool", "*'no_such_module:Tool': no module named 'no_such_module'*"),
+        ("zoo_axm:NoSuchTool", "*'zoo_axm:NoSuchTool': 'zoo_axm' has no attribute 'NoSuchTool'*"),
+        ("zoo_axm", "*'zoo_axm' is not a tool reference: use module:attribute*"),
+        (
+            "broken_import:Tool",
+            "*'broken_import:Tool': importing 'broken_import' raised "
+            "RuntimeError: missing API key*",
+        ),
+        ("entry-point:no.such.group", "*unknown entry-point group 'no.such.group'*"),
+        ("entry-point:axm.tools:absent", "*no entry point named 'absent' in group 'axm.tools'*"),
+    ],
+)
+def test_a_bad_reference_is_a_one_line_usage_error(
+    pytester: pytest.Pytester, ref: str, message: str
+) -> None:
+    pytester.makepyfile(broken_import="raise RuntimeError('missing API key')\n")
+    result = run(pytester, f"--axm-tool={ref}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --axm-tool {message}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    assert len(result.stderr.lines) <= 2
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("--axm-protocol=mcp", "ERROR: --axm-protocol: protocol must be one of *, not 'mcp'"),
+        ("--axm-examples=many", "ERROR: --axm-examples: 'many' is not a whole number"),
+        (
+            "--axm-examples=0",
+            "ERROR: --axm-examples: examples must be a whole number of at least 1*",
+        ),
+        ("--axm-timeout=-1", "ERROR: --axm-timeout: timeout must be a positive number*"),
+        ("--axm-check=no-such-check", "ERROR: --axm-check: unknown check id 'no-such-check'*"),
+        ("--axm-name-pattern=(", "ERROR: --axm-name-pattern: name_pattern '(' is not a regex*"),
+    ],
+)
+def test_a_bad_setting_is_a_one_line_usage_error(
+    pytester: pytest.Pytester, option: str, message: str
+) -> None:
+    result = run(pytester, "--axm-tool=zoo_axm:SlugTool", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_a_bad_ini_setting_names_the_ini_setting(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\naxm_tools = zoo_axm:SlugTool\naxm_timeout = soon\n")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: the axm_timeout ini setting: 'soon' is not a number*"])
+
+
+def test_ini_settings_configure_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makeini(
+        "[pytest]\naxm_tools =\n    zoo_axm:SlugTool\n    zoo_axm:FileSizeTool\n"
+        "axm_examples = 5\naxm_checks = name-valid\n"
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*5 examples per tool*", "FAILED zoo_axm:FileSizeTool::name-valid*"]
+    )
+
+
+def test_no_tools_found_is_an_error_saying_what_was_looked_for(pytester: pytest.Pytester) -> None:
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: axm-conformance found no tools to certify: it looked for entry points in the "
+            "groups axm.tools, axm.tribunal.tools, axio.tools, amplifier.modules of *"
+        ]
+    )
+
+
+def test_published_entry_points_are_certified_by_default(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyprojecttoml('[project]\nname = "demo-tools"\nversion = "1.0"\n')
+    site = pytester.mkdir("site")
+    info = site / "demo_tools-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-tools\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[axm.tools]\nslug = zoo_axm:SlugTool\n"
+        "[amplifier.modules]\nexamples = axm_runtime.examples.amplifier_tools:mount\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", f"{site}:{FIXTURES}")
+    result = run(pytester, "--axm-examples=5", "--co", "-q")
+    result.stdout.fnmatch_lines_random(
+        ["make_slug::name-valid", "calculator::name-valid", "text_stats::result-size"]
+    )
+    assert result.ret == 0
+
+
+def test_item_ids_select_single_checks(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--axm-tool=zoo_axm:FileSizeTool", "--co", "-q")
+    result.stdout.fnmatch_lines(
+        ["zoo_axm:FileSizeTool::protocol-shape", "zoo_axm:FileSizeTool::result-size"]
+    )
+    result = run(pytester, "--axm-tool=zoo_axm:SlugTool", "-k", "make_slug::name-valid")
+    result.assert_outcomes(passed=1)
+
+
+def test_hostile_tools_fail_with_the_input_and_the_run_completes(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run(
+        pytester,
+        "--axm-tool=zoo_hostile:SpinTool",
+        "--axm-tool=zoo_hostile:SleepyTool",
+        "--axm-tool=zoo_hostile:QuitterTool",
+        "--axm-tool=zoo_hostile:HardExitTool",
+        "--axm-tool=zoo_hostile:FloodTool",
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-timeout=1",
+        "--axm-examples=5",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAILED spin::call-completes*",
+            "FAILED sleepy::call-completes*",
+            "FAILED quitter::no-unexpected-exception*",
+            "FAILED hard_exit::call-completes*",
+            "FAILED flood::result-size*",
+            "*the call did not return within 1 s (--axm-timeout)*",
+            "*raised SystemExit: 3, a BaseException*",
+            "*the process running the tool exited with status 7*",
+            "*the serialised result is 52,428,8* bytes, over the 1,048,576-byte limit*",
+            "*in execute*",
+            "make_slug (axm): certified*",
+        ]
+    )
+    # The other checks of a hostile tool still ran: its name and schema were judged.
+    assert (
+        "spin::name-valid PASSED"
+        in run(
+            pytester, "--axm-tool=zoo_hostile:SpinTool", "--axm-timeout=1", "-v", "-k", "name-valid"
+        ).stdout.str()
+    )
+    output = result.stdout.str()
+    assert output.count("  input:    {}") == 5
+    assert "Traceback" not in output.split("the tool's process")[0]
+
+
+def test_reproduce_with_reruns_exactly_the_failing_check(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--axm-tool=zoo_axio:to_fahrenheit", "--axm-examples=20")
+    result.assert_outcomes(failed=1, passed=12, skipped=4)
+    lines = result.stdout.lines
+    command = lines[lines.index("Reproduce with:") + 1].split()
+    assert command[:2] == ["pytest", "--axm-conformance"]
+    again = pytester.runpytest_subprocess("-p", "no:cacheprovider", *command[1:])
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(["*'scale': 'rankine'*", "FAILED to_fahrenheit::no-unexpected-*"])
+    snippet = lines[lines.index("or in Python:") + 1 :][:4]
+    code = textwrap.dedent("\n".join(line for line in snippet if line.startswith("    ")))
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
+    assert "KeyError: 'rankine'" in completed.stderr
+
+
+def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_imports=(
+            "import sys\n"
+            "def test_nothing_heavy_imported():\n"
+            "    heavy = {'axm_conformance', 'jsonschema', 'hypothesis_jsonschema'}\n"
+            "    assert not heavy & set(sys.modules)\n"
+        )
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-tool=zoo_axm:X")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_engine_runs_without_pytest(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from axm_conformance import check_tool\n"
+        "report = check_tool('zoo_axm:MeanTool', examples=10, seed=1)\n"
+        "assert [o.check_id for o in report.tools[0].failed] == ['result-json']\n"
+        "assert 'pytest' not in sys.modules and '_pytest' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
