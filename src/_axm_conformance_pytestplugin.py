@@ -79,6 +79,11 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ),
 )
 _LIST_INIS = {"axm_tools", "axm_checks"}
+STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
+NONDETERMINISTIC_HELP = (
+    "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
+    "shown where the check would have run."
+)
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -94,6 +99,11 @@ def pytest_addoption(parser: Any) -> None:
     for option, ini, help_text, keywords in OPTIONS:
         group.addoption(option, dest=ini, default=None, help=help_text, **keywords)
         parser.addini(ini, help_text, type="linelist" if ini in _LIST_INIS else "string")
+    group.addoption(
+        "--axm-strict", action="store_true", default=None, dest="axm_strict", help=STRICT_HELP
+    )
+    parser.addini("axm_strict", STRICT_HELP, type="bool", default=False)
+    parser.addini("axm_nondeterministic", NONDETERMINISTIC_HELP, type="linelist")
 
 
 def pytest_configure(config: Any) -> None:

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from axm_conformance._observation import ExceptionInfo, Observation, SubjectInfo, jsonable
+from axm_conformance._observation import (
+    ExceptionInfo,
+    Observation,
+    SubjectInfo,
+    first_difference,
+    jsonable,
+)
 from axm_conformance._refs import load
 from axm_conformance._subjects import Adapter, adapter_for
 
@@ -82,14 +88,14 @@ def invoke(state: ToolState, input: Any) -> Observation:
         return Observation(
             status="raised",
             exception=exception_info(exc),
-            input_mutated=jsonable(input)[0] != before,
+            mutation=first_difference(before, jsonable(input)[0]),
             duration=time.perf_counter() - started,
         )
     duration = time.perf_counter() - started
     return Observation(
         status="returned",
         result=state.adapter.facts(value, size_limit=state.size_limit),
-        input_mutated=jsonable(input)[0] != before,
+        mutation=first_difference(before, jsonable(input)[0]),
         duration=duration,
     )
 

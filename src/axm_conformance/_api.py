@@ -70,7 +70,7 @@ def inspect_tools(refs: Sequence[str], settings: Settings) -> list[SubjectInfo]:
     with Worker(config) as worker:
         outcome = worker.call("axm_conformance._agent:inspect_refs", list(refs), settings.protocol)
     if outcome.error is not None:
-        if outcome.error.type_name == "LoadError":
+        if outcome.error.type_name.rpartition(".")[2] == "LoadError":
             raise LoadError(outcome.error.message)
         raise LoadError(
             f"loading {', '.join(refs)} raised {outcome.error.type_name}: {outcome.error.message}"

@@ -69,7 +69,13 @@ class _Session:
     calls: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
 
-    def call(self, value: Any, label: str) -> Call:
+    def call(self, value: Any, label: str, *, repeat: bool = False) -> Call:
+        """Call the tool with ``value`` (twice when ``repeat``) and observe it."""
+        first = self.observe(value)
+        again = self.observe(value) if repeat and first.status != "crashed" else None
+        return Call(value, first, label, again)
+
+    def observe(self, value: Any) -> Observation:
         outcome = self.worker.call(
             "axm_conformance._agent:invoke", value, timeout=self.settings.timeout
         )
@@ -89,7 +95,7 @@ class _Session:
             )
         else:
             observation = outcome.value
-        return Call(value, observation, label)
+        return observation
 
     def crash_detail(self, crash: Crash) -> str:
         """What a crash means for the tool, in its terms rather than the worker's."""
@@ -109,7 +115,7 @@ class _Session:
     def judge(self, value: Any, label: str) -> None:
         if self.crashes >= _MAX_CRASHES:
             raise _Stop
-        call = self.call(value, label)
+        call = self.call(value, label, repeat=any(run.check.repeats for run in self.runs))
         self.calls += 1
         status = call.observation.status
         self.statuses[status] = self.statuses.get(status, 0) + 1
@@ -154,7 +160,7 @@ class _Session:
             # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
             if time.monotonic() > deadline or self.crashes >= 2 * _MAX_CRASHES:
                 return False
-            call = self.call(value, "")
+            call = self.call(value, "", repeat=run.check.repeats)
             violations = self.violations(run.check, call)
             if violations:
                 found.append((call, violations))
@@ -196,7 +202,12 @@ def certify(
     outcomes: dict[str, Outcome] = {}
     per_call: list[Check] = []
     for check in chosen:
-        reason = check.applies(subject)
+        exempt = settings.exemption(check.opt_out, subject.name)
+        reason = (
+            f"exempt by the axm_{check.opt_out} setting: {exempt}"
+            if exempt is not None
+            else check.applies(subject)
+        )
         if reason is not None:
             outcomes[check.id] = Outcome(check.id, check.title, "skipped", (reason,))
         elif check.per_call:

@@ -20,6 +20,7 @@ __all__ = [
     "ResultFacts",
     "SubjectInfo",
     "canonical_json",
+    "first_difference",
     "jsonable",
 ]
 
@@ -122,7 +123,8 @@ class ResultFacts:
     ``fields`` holds a JSON-safe rendering of each result field (the protocol's ``result_fields``,
     or ``value`` for a bare value) and ``field_types`` their Python type names. ``problems`` lists
     every place the payload is not strict JSON. ``size`` is the payload's serialised size in bytes;
-    when it is over the limit the rendering is cut and ``truncated`` is set.
+    when it is over the limit, ``truncated`` is set, the rendering is cut, and ``size`` is only
+    a lower bound.
     """
 
     type_name: str
@@ -146,8 +148,16 @@ class Observation:
     crash_kind: str = ""
     crash_detail: str = ""
     stderr_tail: str = ""
-    input_mutated: bool = False
+    mutation: str = ""  # where the call changed its input, when it did
     duration: float = 0.0
+
+    def signature(self) -> str:
+        """What two calls with the same input must agree on to count as the same outcome."""
+        if self.result is not None:
+            return f"returned {self.result.fingerprint}"
+        if self.exception is not None:
+            return f"raised {self.exception.qualified_name}"
+        return f"crashed {self.crash_kind}"
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,7 @@ class Call:
     input: Any
     observation: Observation
     label: str = ""
+    repeat: Observation | None = None  # the same input again, for checks that compare
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
@@ -208,6 +219,35 @@ def _describe(item: Any) -> str:
     if len(text) > 80:
         text = text[:77] + "..."
     return f"{text} ({type(item).__name__})"
+
+
+def first_difference(before: Any, after: Any, path: str = "$") -> str:
+    """The first place two JSON values differ, as a sentence; "" when they are equal."""
+    if type(before) is not type(after):
+        return f"{path} changed from {_short(before)} to {_short(after)}"
+    if isinstance(before, dict):
+        for key in before:
+            if key not in after:
+                return f"{path}.{key} was removed"
+            found = first_difference(before[key], after[key], f"{path}.{key}")
+            if found:
+                return found
+        added = [key for key in after if key not in before]
+        return f"{path}.{added[0]} was added" if added else ""
+    if isinstance(before, list):
+        for index, (old, new) in enumerate(zip(before, after, strict=False)):
+            found = first_difference(old, new, f"{path}[{index}]")
+            if found:
+                return found
+        if len(before) != len(after):
+            return f"{path} went from {len(before)} to {len(after)} items"
+        return ""
+    return "" if before == after else f"{path} changed from {_short(before)} to {_short(after)}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def canonical_json(value: Any) -> str:

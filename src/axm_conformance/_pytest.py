@@ -21,7 +21,7 @@ from axm_conformance._checks import CHECKS, Check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
 from axm_conformance._report import ToolReport, format_failure
-from axm_conformance._settings import Settings, SettingsError, new_seed
+from axm_conformance._settings import Settings, SettingsError, new_seed, parse_exemptions
 from axm_conformance._version import __version__
 
 __all__ = ["ConformanceItem", "ConformancePlugin"]
@@ -69,9 +69,15 @@ def settings_from_config(config: pytest.Config) -> Settings:
     if checks:
         values["checks"] = tuple(checks)
         origin["checks"] = where
+    strict = config.getoption("axm_strict")
+    values["strict"] = config.getini("axm_strict") if strict is None else strict
+    exemptions = config.getini("axm_nondeterministic")
+    if exemptions:
+        origin["nondeterministic"] = "the axm_nondeterministic ini setting"
     invocation = str(config.invocation_params.dir)
     values["sys_path"] = (*sys.path, invocation)
     try:
+        values["nondeterministic"] = parse_exemptions(exemptions)
         return Settings(**values)
     except SettingsError as exc:
         raise pytest.UsageError(f"{origin.get(exc.setting, 'axm-conformance')}: {exc}") from None
@@ -189,7 +195,8 @@ class ConformancePlugin:
         ]
         items.extend(collected)
         # The items have no file to be collected from; report them so that pytest counts them.
-        report = pytest.CollectReport("axm-conformance", "passed", None, collected)
+        result: list[pytest.Item | pytest.Collector] = [*collected]
+        report = pytest.CollectReport("axm-conformance", "passed", None, result)
         config.hook.pytest_collectreport(report=report)
 
     def report_for(self, item: ConformanceItem) -> ToolReport:

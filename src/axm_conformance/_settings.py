@@ -7,7 +7,14 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["DEFAULT_NAME_PATTERN", "PROTOCOL_CHOICES", "Settings", "SettingsError", "new_seed"]
+__all__ = [
+    "DEFAULT_NAME_PATTERN",
+    "PROTOCOL_CHOICES",
+    "Settings",
+    "SettingsError",
+    "new_seed",
+    "parse_exemptions",
+]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 PROTOCOL_CHOICES = ("auto", "axm", "axio", "tool_use", "amplifier")
@@ -29,7 +36,9 @@ class Settings:
     call, ``seed`` for Hypothesis (None: a random one, reported), ``protocol`` to force one,
     ``checks`` to run only those ids (all when empty), ``name_pattern`` that tool names must
     match, ``max_result_bytes`` for one serialised result, ``memory_limit`` in bytes for the
-    worker (None: unlimited), ``sys_path`` entries the worker imports tools from.
+    worker (None: unlimited), ``nondeterministic`` (tool name, reason) pairs exempt from the
+    determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
+    ``sys_path`` entries the worker imports tools from.
     """
 
     examples: int = 100
@@ -40,6 +49,8 @@ class Settings:
     name_pattern: str = DEFAULT_NAME_PATTERN
     max_result_bytes: int = 1024 * 1024
     memory_limit: int | None = 2 * 1024**3
+    nondeterministic: tuple[tuple[str, str], ...] = ()
+    strict: bool = False
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -68,6 +79,12 @@ class Settings:
         _whole(self.max_result_bytes, "max_result_bytes", minimum=1)
         if self.memory_limit is not None:
             _whole(self.memory_limit, "memory_limit", minimum=1)
+        for entry in self.nondeterministic:
+            if not (len(entry) == 2 and all(isinstance(part, str) and part for part in entry)):
+                raise SettingsError(
+                    "nondeterministic",
+                    f"nondeterministic entries are (tool name, reason) pairs, not {entry!r}",
+                )
         from axm_conformance._checks import CHECKS
 
         unknown = [check for check in self.checks if check not in CHECKS]
@@ -76,6 +93,10 @@ class Settings:
                 "checks",
                 f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
             )
+
+    def exemption(self, opt_out: str, name: Any) -> str | None:
+        """The configured reason a tool of this name is exempt from a check, if it is."""
+        return dict(getattr(self, opt_out)).get(name) if opt_out else None
 
     def non_defaults(self) -> dict[str, Any]:
         """The settings that differ from the defaults, for reproduction commands."""
@@ -96,3 +117,16 @@ def _whole(value: Any, name: str, *, minimum: int) -> None:
 def new_seed() -> int:
     """A fresh seed for a run that was not given one."""
     return random.SystemRandom().getrandbits(32)
+
+
+def parse_exemptions(lines: list[str]) -> tuple[tuple[str, str], ...]:
+    """Read ``NAME: reason`` lines (the ``axm_nondeterministic`` ini setting) into pairs."""
+    pairs = []
+    for line in lines:
+        name, colon, reason = line.partition(":")
+        if not colon or not name.strip() or not reason.strip():
+            raise SettingsError(
+                "nondeterministic", f"{line!r} is not 'TOOL NAME: reason' (both are needed)"
+            )
+        pairs.append((name.strip(), reason.strip()))
+    return tuple(pairs)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from axm_conformance._checks import CHECKS
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.usefixtures("fixtures_on_path")
@@ -20,11 +21,13 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 def test_examples_are_certified(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--axm-tool=axm_runtime.examples:TOOLS", "--axm-examples=10")
-    result.assert_outcomes(passed=118, skipped=35)
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] + outcomes["skipped"] == 9 * len(CHECKS)
+    assert "failed" not in outcomes
     result.stdout.fnmatch_lines(
         [
             "axm-conformance *: 9 tools, seed *",
-            "word_count (axm): certified (14 passed, 3 skipped)",
+            "word_count (axm): certified (* passed, * skipped)",
             "calculator (amplifier): certified*",
             "What each check requires and why: *conformance*README.md",
         ]
@@ -165,7 +168,7 @@ def test_hostile_tools_fail_with_the_input_and_the_run_completes(
             "*the call did not return within 1 s (--axm-timeout)*",
             "*raised SystemExit: 3, a BaseException*",
             "*the process running the tool exited with status 7*",
-            "*the serialised result is 52,428,8* bytes, over the 1,048,576-byte limit*",
+            "*the serialised result is at least 52,428,8* bytes, over the 1,048,576-byte limit*",
             "*in execute*",
             "make_slug (axm): certified*",
         ]
@@ -184,7 +187,7 @@ def test_hostile_tools_fail_with_the_input_and_the_run_completes(
 
 def test_reproduce_with_reruns_exactly_the_failing_check(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--axm-tool=zoo_axio:to_fahrenheit", "--axm-examples=20")
-    result.assert_outcomes(failed=1, passed=12, skipped=4)
+    assert result.parseoutcomes()["failed"] == 1
     lines = result.stdout.lines
     command = lines[lines.index("Reproduce with:") + 1].split()
     assert command[:2] == ["pytest", "--axm-conformance"]

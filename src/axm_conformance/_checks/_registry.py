@@ -54,7 +54,8 @@ class Check:
     """A registered check. ``applies`` gives the reason to skip it for a tool, or None.
 
     A per-call check judges every call whose status is in ``considers``; the calls it judged are
-    the examples it ran.
+    the examples it ran. A check that ``repeats`` gets each input called a second time. A check
+    with an ``opt_out`` names the setting (a tool name -> reason map) that exempts a tool from it.
     """
 
     id: str
@@ -63,6 +64,8 @@ class Check:
     function: Callable[..., Iterator[str]]
     applies: Applies
     considers: frozenset[str] = frozenset()
+    repeats: bool = False
+    opt_out: str = ""
 
     @property
     def per_call(self) -> bool:
@@ -71,7 +74,7 @@ class Check:
 
 CHECKS: dict[str, Check] = {}
 # Checks run and are listed group by group, cheapest and most fundamental first.
-GROUPS = ("structure", "schema", "calls", "results")
+GROUPS = ("structure", "schema", "calls", "results", "behaviour")
 
 
 def check(
@@ -80,6 +83,8 @@ def check(
     *,
     applies: Applies = always,
     considers: tuple[str, ...] = (),
+    repeats: bool = False,
+    opt_out: str = "",
 ) -> Callable[[Callable[..., Iterator[str]]], Callable[..., Iterator[str]]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -96,6 +101,8 @@ def check(
             function=function,
             applies=applies,
             considers=frozenset(considers),
+            repeats=repeats,
+            opt_out=opt_out,
         )
         return function
 

@@ -170,4 +170,8 @@ def result_size(subject: SubjectInfo, call: Call, context: Context) -> Iterator[
     assert result is not None
     limit = context.settings.max_result_bytes
     if result.size > limit:
-        yield f"the serialised result is {result.size:,} bytes, over the {limit:,}-byte limit"
+        measure = "at least " if result.truncated else ""
+        yield (
+            f"the serialised result is {measure}{result.size:,} bytes, "
+            f"over the {limit:,}-byte limit (--axm-max-result-bytes)"
+        )

@@ -135,11 +135,17 @@ class Adapter:
         else:
             fields["value"], field_types["value"] = value, type(value).__name__
         rendered, problems = jsonable(fields)
-        text = canonical_json(rendered)
-        size = len(text.encode())
+        size = _size_at_least(rendered)
         truncated = size > size_limit
         if truncated:
-            rendered = {"<truncated>": text[:500]}
+            # An oversized result is a finding in itself: a lower bound of its size, read without
+            # serialising megabytes on every call, is enough to report and to compare it.
+            fingerprint = f"at least {size} bytes"
+            rendered = {"<truncated>": _preview(rendered)}
+        else:
+            encoded = canonical_json(rendered).encode()
+            size = len(encoded)
+            fingerprint = hashlib.sha256(encoded).hexdigest()
         return ResultFacts(
             type_name=type(value).__name__,
             is_mapping=is_mapping,
@@ -149,5 +155,29 @@ class Adapter:
             problems=tuple(problems),
             size=size,
             truncated=truncated,
-            fingerprint=hashlib.sha256(text.encode()).hexdigest(),
+            fingerprint=fingerprint,
         )
+
+
+def _size_at_least(value: Any) -> int:
+    """A lower bound of the size of ``value`` serialised as JSON, in bytes, read cheaply."""
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, dict):
+        return 2 + sum(len(key) + 4 + _size_at_least(item) for key, item in value.items())
+    if isinstance(value, list):
+        return 2 + sum(1 + _size_at_least(item) for item in value)
+    return len(repr(value))
+
+
+def _preview(value: Any) -> str:
+    """The start of a large value, for the report."""
+    if isinstance(value, str):
+        return value[:200]
+    if isinstance(value, dict):
+        return "{" + ", ".join(
+            f"{key!r}: {_preview(item)}" for key, item in list(value.items())[:5]
+        )
+    if isinstance(value, list):
+        return "[" + ", ".join(_preview(item) for item in value[:5])
+    return repr(value)[:200]

@@ -1,0 +1,46 @@
+"""Behaviour checks: the same input gives the same result, and the caller's input is left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks.schema import input_unusable
+from axm_conformance._observation import Call, Observation, SubjectInfo
+
+__all__: list[str] = []
+
+
+@check(
+    "deterministic",
+    "behaviour",
+    applies=input_unusable,
+    considers=("returned", "raised"),
+    repeats=True,
+    opt_out="nondeterministic",
+)
+def deterministic(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The same input, given twice, gives the same result."""
+    again = call.repeat
+    if again is None or again.status == "crashed":
+        return
+    first, second = call.observation.signature(), again.signature()
+    if first != second:
+        yield f"the same input gave different outcomes: first {_said(call.observation)}, " + (
+            f"then {_said(again)}"
+        )
+
+
+def _said(observation: Observation) -> str:
+    if observation.result is not None:
+        shown = repr(observation.result.fields)
+        return f"returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
+    assert observation.exception is not None
+    return f"raised {observation.exception.summary()}"
+
+
+@check("input-not-mutated", "behaviour", applies=input_unusable, considers=("returned", "raised"))
+def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The call leaves the caller's input, and everything nested in it, unchanged."""
+    if call.observation.mutation:
+        yield f"the call changed its input: {call.observation.mutation}"
