@@ -72,16 +72,26 @@ def describe(state: ToolState) -> SubjectInfo:
     return state.adapter.describe()
 
 
-def invoke(state: ToolState, input: Any) -> Observation:
-    """Call the tool once with ``input`` and observe everything the checks judge."""
+def invoke(state: ToolState, input: Any, invalid: bool = False) -> Observation:
+    """Call the tool once with ``input`` and observe everything the checks judge.
+
+    An ``invalid`` input goes the way the protocol's caller sends one: the adapter may refuse it
+    as the orchestrator would (``rejected``) or route it through the protocol's own validation.
+    """
+    adapter = state.adapter
     before = jsonable(copy.deepcopy(input))[0]
     if state.loop.is_closed():
         # A tool closed the loop it was given; later calls still need one.
         state.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(state.loop)
+    if invalid:
+        refusal = adapter.refuses(input)
+        if refusal:
+            return Observation(status="rejected", rejected_because=refusal)
+    adapter.handler_called = None
     started = time.perf_counter()
     try:
-        value = state.adapter.call(input)
+        value = adapter.call_invalid(input) if invalid else adapter.call(input)
         if inspect.isawaitable(value):
             value = state.loop.run_until_complete(asyncio.ensure_future(value, loop=state.loop))
     except BaseException as exc:
@@ -89,13 +99,15 @@ def invoke(state: ToolState, input: Any) -> Observation:
             status="raised",
             exception=exception_info(exc),
             mutation=first_difference(before, jsonable(input)[0]),
+            handler_called=adapter.handler_called,
             duration=time.perf_counter() - started,
         )
     duration = time.perf_counter() - started
     return Observation(
         status="returned",
-        result=state.adapter.facts(value, size_limit=state.size_limit),
+        result=adapter.facts(value, size_limit=state.size_limit),
         mutation=first_difference(before, jsonable(input)[0]),
+        handler_called=adapter.handler_called,
         duration=duration,
     )
 

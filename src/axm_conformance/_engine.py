@@ -10,6 +10,7 @@ then shrunk on its own, so one defect never hides another.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import time
 from collections.abc import Iterable
@@ -21,11 +22,17 @@ from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
-from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._checks import CHECKS, Check, Context, Warn
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
-from axm_conformance._strategies import boundary_inputs, valid_inputs
+from axm_conformance._strategies import (
+    Mutation,
+    boundary_inputs,
+    invalid_examples,
+    invalid_inputs,
+    valid_inputs,
+)
 from axm_conformance._worker import Crash, Worker, WorkerConfig
 
 __all__ = ["certify"]
@@ -65,37 +72,37 @@ class _Session:
     context: Context
     worker: Worker
     settings: Settings
+    valid: SearchStrategy[Any]
+    invalid: SearchStrategy[Mutation]
     crashes: int = 0
-    calls: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)
+    # Calls made, by kind of input (valid or invalid) and by what happened.
+    statuses: dict[bool, dict[str, int]] = field(default_factory=lambda: {False: {}, True: {}})
 
-    def call(self, value: Any, label: str, *, repeat: bool = False) -> Call:
+    def call(self, value: Any, label: str, *, invalid: bool, repeat: bool) -> Call:
         """Call the tool with ``value`` (twice when ``repeat``) and observe it."""
-        first = self.observe(value)
-        again = self.observe(value) if repeat and first.status != "crashed" else None
-        return Call(value, first, label, again)
+        first = self.observe(value, invalid)
+        again = self.observe(value, invalid) if repeat and first.status != "crashed" else None
+        return Call(value, first, label, again, invalid)
 
-    def observe(self, value: Any) -> Observation:
+    def observe(self, value: Any, invalid: bool) -> Observation:
         outcome = self.worker.call(
-            "axm_conformance._agent:invoke", value, timeout=self.settings.timeout
+            "axm_conformance._agent:invoke", value, invalid, timeout=self.settings.timeout
         )
         if outcome.error is not None:
             raise _NotRunnable(
                 f"the tool could not be loaded in the worker: {outcome.error.type_name}: "
                 f"{outcome.error.message}"
             )
-        if outcome.crash is not None:
-            self.crashes += 1
-            crash = outcome.crash
-            observation = Observation(
-                status="crashed",
-                crash_kind=crash.kind,
-                crash_detail=self.crash_detail(crash),
-                stderr_tail=crash.stderr_tail,
-            )
-        else:
-            observation = outcome.value
-        return observation
+        if outcome.crash is None:
+            observation: Observation = outcome.value
+            return observation
+        self.crashes += 1
+        return Observation(
+            status="crashed",
+            crash_kind=outcome.crash.kind,
+            crash_detail=self.crash_detail(outcome.crash),
+            stderr_tail=outcome.crash.stderr_tail,
+        )
 
     def crash_detail(self, crash: Crash) -> str:
         """What a crash means for the tool, in its terms rather than the worker's."""
@@ -112,14 +119,18 @@ class _Session:
             return f"the process running the tool ran out of memory: {crash.detail}"
         return crash.detail
 
-    def judge(self, value: Any, label: str) -> None:
+    def judge(self, value: Any, label: str, *, invalid: bool = False) -> None:
+        """Make one call and let every check that judges this kind of input judge it."""
+        runs = [run for run in self.runs if run.check.invalid == invalid]
+        if not runs:
+            return
         if self.crashes >= _MAX_CRASHES:
             raise _Stop
-        call = self.call(value, label, repeat=any(run.check.repeats for run in self.runs))
-        self.calls += 1
+        repeat = any(run.check.repeats for run in runs)
+        call = self.call(value, label, invalid=invalid, repeat=repeat)
         status = call.observation.status
-        self.statuses[status] = self.statuses.get(status, 0) + 1
-        for run in self.runs:
+        self.statuses[invalid][status] = self.statuses[invalid].get(status, 0) + 1
+        for run in runs:
             if status not in run.check.considers:
                 continue
             run.examples += 1
@@ -128,39 +139,51 @@ class _Session:
                 if violations:
                     run.failure = (call, violations)
 
+    def judge_mutation(self, mutation: Mutation) -> None:
+        self.judge(mutation.value, _mutation_label(mutation), invalid=True)
+
     def violations(self, check: Check, call: Call) -> tuple[str, ...]:
         if call.observation.status not in check.considers:
             return ()
         return tuple(check.function(self.subject, call, self.context))
 
-    def explore(self, strategy: SearchStrategy[Any], seed: int) -> None:
+    def explore(self, seed: int, *, invalid: bool) -> None:
+        """Judge the inputs Hypothesis generates, valid ones or one-mistake mutations."""
+        if not any(run.check.invalid == invalid for run in self.runs):
+            return
+
         @hypothesis.seed(seed)
         @hypothesis.settings(
-            max_examples=self.settings.examples,
+            max_examples=_invalid_count(self.settings) if invalid else self.settings.examples,
             deadline=None,
             database=None,
             phases=(Phase.generate,),
             suppress_health_check=list(HealthCheck),
             verbosity=Verbosity.quiet,
         )
-        @hypothesis.given(strategy)
-        def generated(value: Any) -> None:
-            self.judge(value, "")
+        @hypothesis.given(self.invalid if invalid else self.valid)
+        def generated(case: Any) -> None:
+            if invalid:
+                self.judge_mutation(case)
+            else:
+                self.judge(case, "")
 
         with contextlib.suppress(_Stop):
             generated()
 
-    def shrink(self, strategy: SearchStrategy[Any], run: _Run, seed: int) -> None:
+    def shrink(self, run: _Run, seed: int) -> None:
         """Replace the run's failure by the smallest input Hypothesis finds that still fails."""
         assert run.failure is not None
         deadline = time.monotonic() + _SHRINK_BUDGET
         found: list[tuple[Call, tuple[str, ...]]] = []
+        invalid = run.check.invalid
 
-        def fails(value: Any) -> bool:
+        def fails(case: Any) -> bool:
             # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
             if time.monotonic() > deadline or self.crashes >= 2 * _MAX_CRASHES:
                 return False
-            call = self.call(value, "", repeat=run.check.repeats)
+            value, label = (case.value, _mutation_label(case)) if invalid else (case, "")
+            call = self.call(value, label, invalid=invalid, repeat=run.check.repeats)
             violations = self.violations(run.check, call)
             if violations:
                 found.append((call, violations))
@@ -169,7 +192,7 @@ class _Session:
         # HypothesisException: no smaller failing input, or the budget ran out while replaying it.
         with contextlib.suppress(HypothesisException):
             hypothesis.find(
-                strategy,
+                self.invalid if invalid else self.valid,
                 fails,
                 settings=hypothesis.settings(
                     max_examples=max(self.settings.examples, 20),
@@ -182,6 +205,23 @@ class _Session:
             )
         if found and _size(found[-1][0].input) <= _size(run.failure[0].input):
             run.failure = found[-1]
+
+
+def _mutation_label(mutation: Mutation) -> str:
+    return f"invalid input, {mutation.kind}: {mutation.detail}"
+
+
+def _invalid_count(settings: Settings) -> int:
+    """How many generated invalid inputs a tool gets: half the valid ones, at least ten."""
+    return max(10, settings.examples // 2)
+
+
+def _not_objects() -> list[Mutation]:
+    """Inputs that are not objects at all, for protocols whose input arrives as one value."""
+    return [
+        Mutation(value, "not-an-object", (), f"the input is {json.dumps(value)}, not an object")
+        for value in (None, [], "text", 0)
+    ]
 
 
 def _size(value: Any) -> int:
@@ -241,24 +281,28 @@ def _fuzz(
         setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
     )
     try:
+        schema = subject.input_schema
         try:
-            strategy = valid_inputs(subject.input_schema)
-            boundary = boundary_inputs(subject.input_schema)
+            valid, boundary = valid_inputs(schema), boundary_inputs(schema)
+            invalid, mutations = invalid_inputs(schema), invalid_examples(schema)
         except ValueError as exc:
             raise _NotRunnable(
                 f"no valid input can be generated from the input schema: {exc}"
             ) from None
+        if subject.call_style == "dict":
+            mutations = [*mutations, *_not_objects()]
         with Worker(config) as worker:
-            session = _Session(subject, runs, context, worker, settings)
-            try:
+            session = _Session(subject, runs, context, worker, settings, valid, invalid)
+            with contextlib.suppress(_Stop):
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
-                session.explore(strategy, seed)
-            except _Stop:
-                pass
+                session.explore(seed, invalid=False)
+                for mutation in mutations:
+                    session.judge_mutation(mutation)
+                session.explore(seed, invalid=True)
             for run in runs:
                 if run.failure is not None:
-                    session.shrink(strategy, run, seed)
+                    session.shrink(run, seed)
     except _NotRunnable as exc:
         message = f"not run: {exc}"
         return {
@@ -284,10 +328,11 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
                 else "what the process wrote to stderr last:"
             )
             traceback = f"{heading}\n{observation.stderr_tail}"
+        only_warnings = all(isinstance(violation, Warn) for violation in violations)
         return Outcome(
             check.id,
             check.title,
-            "failed",
+            "warning" if only_warnings and not session.settings.strict else "failed",
             violations,
             examples=run.examples,
             input=call.input,
@@ -297,12 +342,28 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
             duration=duration,
         )
     if run.examples == 0:
-        seen = ", ".join(f"{count} {status}" for status, count in sorted(session.statuses.items()))
+        made = session.statuses[check.invalid]
+        seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
+        culprits = [other.check.id for other in session.runs if other.failure is not None]
+        if session.crashes >= _MAX_CRASHES:
+            reason = (
+                f"not run: the tool was not called again after {session.crashes} calls hung "
+                f"or crashed; see {', '.join(culprits)}"
+            )
+            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
+        if check.invalid:
+            # Nothing to judge is not a defect here: no input breaks the schema, or every one
+            # that does is refused by the caller before the tool sees it.
+            reason = (
+                f"not run: every invalid input was refused before reaching the tool ({seen})"
+                if made
+                else "not run: no input breaks the schema in a way the tool could receive"
+            )
+            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
         wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
-        why = f"no call {wanted} ({session.calls} calls: {seen or 'none made'})"
+        why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"
         # When another check already failed on those calls, it is the finding; this one could
         # not run because of it. Otherwise a check that judged nothing is a failure of its own.
-        culprits = [other.check.id for other in session.runs if other.failure is not None]
         if culprits:
             reason = f"not run: {why}; see {', '.join(culprits)}"
             return Outcome(check.id, check.title, "skipped", (reason,), examples=0)

@@ -90,6 +90,7 @@ class SubjectInfo:
     structured_field: str  # the result field an output schema describes; "" for the value itself
     exception_policy: Literal["never", "domain", "wrapped"]
     allowed_exceptions: tuple[str, ...]
+    invalid_policy: Literal["result", "raise", "refuse"]
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0
@@ -142,13 +143,15 @@ class ResultFacts:
 class Observation:
     """One call: its input as sent, and what came back or went wrong."""
 
-    status: Literal["returned", "raised", "crashed"]
+    status: Literal["returned", "raised", "crashed", "rejected"]
     result: ResultFacts | None = None
     exception: ExceptionInfo | None = None
     crash_kind: str = ""
     crash_detail: str = ""
     stderr_tail: str = ""
     mutation: str = ""  # where the call changed its input, when it did
+    rejected_because: str = ""  # why the caller refused the input before the tool saw it
+    handler_called: bool | None = None  # None where it cannot be observed
     duration: float = 0.0
 
     def signature(self) -> str:
@@ -157,7 +160,7 @@ class Observation:
             return f"returned {self.result.fingerprint}"
         if self.exception is not None:
             return f"raised {self.exception.qualified_name}"
-        return f"crashed {self.crash_kind}"
+        return f"{self.status} {self.crash_kind}"
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,7 @@ class Call:
     observation: Observation
     label: str = ""
     repeat: Observation | None = None  # the same input again, for checks that compare
+    invalid: bool = False  # the input breaks the schema (on purpose)
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

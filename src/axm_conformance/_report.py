@@ -12,7 +12,7 @@ from axm_conformance._settings import Settings
 
 __all__ = ["Outcome", "Report", "ToolReport", "format_failure", "reproduction"]
 
-Status = Literal["passed", "failed", "skipped"]
+Status = Literal["passed", "failed", "skipped", "warning"]
 
 # The command-line spelling of each setting that changes what a run finds.
 _OPTIONS = {
@@ -38,7 +38,8 @@ _INDENT = "    "
 class Outcome:
     """What one check concluded about one tool.
 
-    ``messages`` are the violations (failed) or the reason (skipped). Per-call checks also give
+    ``messages`` are the violations (failed, or warning: found, but only a warning unless the
+    run is strict) or the reason (skipped). Per-call checks also give
     the number of ``examples`` (calls) they judged, and, when they failed, the minimal ``input``
     that shows the failure, what kind of input it was, and the tool's own traceback.
     """

@@ -85,7 +85,8 @@ def parameters_of(function: Callable[..., Any]) -> tuple[list[Parameter], bool]:
     """
     signature = inspect.signature(function)
     try:
-        hints = typing.get_type_hints(function, include_extras=True)
+        # A decorated function's annotations resolve in the module of the function it wraps.
+        hints = typing.get_type_hints(inspect.unwrap(function), include_extras=True)
     except Exception as exc:
         raise TypeError(
             f"cannot resolve the annotations of {getattr(function, '__qualname__', function)!r}: "

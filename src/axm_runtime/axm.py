@@ -6,6 +6,8 @@ orchestrator step (:func:`run_tool`) follow the published ``axm`` package and it
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -22,6 +24,7 @@ __all__ = [
     "input_schema_for",
     "run_tool",
     "tool_metadata",
+    "validated",
 ]
 
 DEFAULT_GROUPS = ("axm.tools", "axm.tribunal.tools")
@@ -131,11 +134,46 @@ def input_schema_for(tool: object) -> dict[str, Any]:
     if isinstance(declared, dict):
         return declared
     execute = tool.execute  # type: ignore[attr-defined]
-    parameters, takes_var_keyword = parameters_of(execute)
+    return copy.deepcopy(_derived_schema(getattr(execute, "__func__", execute)))
+
+
+@functools.lru_cache(maxsize=256)
+def _derived_schema(function: Callable[..., Any]) -> dict[str, Any]:
+    """The schema of an ``execute`` function, derived once (pydantic model building is slow)."""
+    parameters, takes_var_keyword = parameters_of(function)
+    if parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
     return schema_from_parameters(
         parameters,
-        title=f"{type(tool).__name__}Input",
+        title=f"{function.__qualname__.replace('.', '_')}_input",
         extra="allow" if takes_var_keyword else "forbid",
+    )
+
+
+def validated(execute: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
+    """Decorate ``execute`` so that arguments breaking the input schema give a failed result.
+
+    AXM leaves validation to the orchestrator, but a tool called directly (by another tool, a
+    script, a test) then sees whatever it is given; with this decorator it answers invalid
+    arguments the way :func:`run_tool` does, naming the field, without running its body.
+    """
+
+    @functools.wraps(execute)
+    def checked(self: Any, **kwargs: Any) -> ToolResult:
+        return _refusal(self, kwargs) or execute(self, **kwargs)
+
+    return checked
+
+
+def _refusal(tool: Any, kwargs: dict[str, Any]) -> ToolResult | None:
+    """A failed result naming the fields when ``kwargs`` break the tool's input schema."""
+    validation = validate_input(kwargs, input_schema_for(tool))
+    if validation.valid:
+        return None
+    name = getattr(tool, "name", type(tool).__name__)
+    return ToolResult(
+        success=False,
+        error=f"invalid arguments for tool {name!r}: " + "; ".join(validation.errors),
     )
 
 
@@ -146,13 +184,10 @@ def run_tool(tool: AXMTool, **kwargs: Any) -> ToolResult:
     calling ``execute``. An exception raised by ``execute`` gives a failed result naming its type
     and message; so does a return value that is not a :class:`ToolResult`-shaped object.
     """
+    refusal = _refusal(tool, kwargs)
+    if refusal is not None:
+        return refusal
     name = getattr(tool, "name", type(tool).__name__)
-    validation = validate_input(kwargs, input_schema_for(tool))
-    if not validation.valid:
-        return ToolResult(
-            success=False,
-            error=f"invalid arguments for tool {name!r}: " + "; ".join(validation.errors),
-        )
     try:
         result = tool.execute(**kwargs)
     except Exception as exc:

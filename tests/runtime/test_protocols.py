@@ -56,6 +56,7 @@ def test_public_names() -> None:
         "discover_tools",
         "input_schema_for",
         "run_tool",
+        "validated",
     }
     assert set(axio.__all__) == {
         "Tool",

@@ -17,7 +17,13 @@ from jsonschema.validators import validator_for
 
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "Warn", "check"]
+
+
+class Warn(str):
+    """A violation that is only a warning unless the run is strict (``--axm-strict``)."""
+
+    __slots__ = ()
 
 
 @dataclass
@@ -54,8 +60,10 @@ class Check:
     """A registered check. ``applies`` gives the reason to skip it for a tool, or None.
 
     A per-call check judges every call whose status is in ``considers``; the calls it judged are
-    the examples it ran. A check that ``repeats`` gets each input called a second time. A check
-    with an ``opt_out`` names the setting (a tool name -> reason map) that exempts a tool from it.
+    the examples it ran; an ``invalid`` check judges the calls made with inputs that break the
+    schema, the others the calls made with valid inputs. A check that ``repeats`` gets each input
+    called a second time. A check with an ``opt_out`` names the setting (pairs of tool name and
+    reason) that exempts a tool from it.
     """
 
     id: str
@@ -66,6 +74,7 @@ class Check:
     considers: frozenset[str] = frozenset()
     repeats: bool = False
     opt_out: str = ""
+    invalid: bool = False
 
     @property
     def per_call(self) -> bool:
@@ -74,7 +83,7 @@ class Check:
 
 CHECKS: dict[str, Check] = {}
 # Checks run and are listed group by group, cheapest and most fundamental first.
-GROUPS = ("structure", "schema", "calls", "results", "behaviour")
+GROUPS = ("structure", "schema", "calls", "results", "behaviour", "invalid")
 
 
 def check(
@@ -85,6 +94,7 @@ def check(
     considers: tuple[str, ...] = (),
     repeats: bool = False,
     opt_out: str = "",
+    invalid: bool = False,
 ) -> Callable[[Callable[..., Iterator[str]]], Callable[..., Iterator[str]]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -103,6 +113,7 @@ def check(
             considers=frozenset(considers),
             repeats=repeats,
             opt_out=opt_out,
+            invalid=invalid,
         )
         return function
 

@@ -10,12 +10,12 @@ from axm_conformance._checks._registry import Context, check
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import PROGRAMMING_ERRORS, Call, ExceptionInfo, SubjectInfo
 
-__all__: list[str] = []
+__all__ = ["is_programming_error"]
 
 _CALLABLE = ("returned", "raised")
 
 
-def _is_programming_error(exception: ExceptionInfo) -> bool:
+def is_programming_error(exception: ExceptionInfo) -> bool:
     return any(exception.is_a(name) for name in PROGRAMMING_ERRORS)
 
 
@@ -44,13 +44,13 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
             f"raised {exception.summary()}; the {subject.protocol} protocol wants every error, "
             "domain errors included, reported as a failed result"
         )
-    elif subject.exception_policy == "domain" and _is_programming_error(exception):
+    elif subject.exception_policy == "domain" and is_programming_error(exception):
         yield f"raised {exception.summary()}, a programming error in the tool's code"
     elif subject.exception_policy == "wrapped":
         allowed = subject.allowed_exceptions
         if not any(exception.is_a(name) for name in allowed):
             yield f"raised {exception.summary()}; only {' and '.join(allowed)} may escape"
-        elif exception.cause is not None and _is_programming_error(exception.cause):
+        elif exception.cause is not None and is_programming_error(exception.cause):
             yield (
                 f"raised {exception.type_name} caused by {exception.cause.summary()}, "
                 "a programming error in the handler"

@@ -86,6 +86,14 @@ class Adapter:
     structured_field: ClassVar[str] = ""
     exception_policy: ClassVar[str] = "never"
     allowed_exceptions: ClassVar[tuple[str, ...]] = ()
+    # How the protocol answers an input that breaks the schema: "result" (a failed result, no
+    # exception), "raise" (one of allowed_exceptions) or "refuse" (the caller's validation
+    # reports a failure and the tool's code never runs).
+    invalid_policy: ClassVar[str] = "result"
+    # Whether the input reaches the tool as keyword arguments (else as one value).
+    keyword_call: ClassVar[bool] = False
+    # Set by call_invalid where the adapter can see whether the tool's own code ran.
+    handler_called: bool | None = None
 
     def describe(self) -> SubjectInfo:
         """The tool as the static checks see it."""
@@ -94,6 +102,19 @@ class Adapter:
     def call(self, input: Any) -> Any:
         """Start one call with ``input``: its return value, possibly awaitable."""
         raise NotImplementedError
+
+    def refuses(self, input: Any) -> str:
+        """Why the protocol's caller would refuse ``input`` before the tool sees it ("": never).
+
+        Keyword arguments are built from a JSON object: anything else cannot even be sent.
+        """
+        if self.keyword_call and not isinstance(input, dict):
+            return "the input is not an object, so it cannot be passed as keyword arguments"
+        return ""
+
+    def call_invalid(self, input: Any) -> Any:
+        """Start one call with an input that breaks the schema, as the protocol's caller would."""
+        return self.call(input)
 
     def _info(self, **facts: Any) -> SubjectInfo:
         name = read(self.obj, "name")
@@ -110,6 +131,7 @@ class Adapter:
             structured_field=self.structured_field,
             exception_policy=self.exception_policy,  # type: ignore[arg-type]
             allowed_exceptions=self.allowed_exceptions,
+            invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
             **facts,
         )
 

@@ -26,6 +26,8 @@ class AxioAdapter(Adapter):
     returns = "str"
     exception_policy = "wrapped"
     allowed_exceptions = ("GuardError", "HandlerError")
+    invalid_policy = "raise"
+    keyword_call = True
 
     def describe(self) -> SubjectInfo:
         handler = read(self.obj, "handler")

@@ -30,6 +30,7 @@ class AXMAdapter(Adapter):
         "text": ("str", "NoneType"),
     }
     structured_field = "data"
+    keyword_call = True
 
     def describe(self) -> SubjectInfo:
         from axm_runtime.axm import input_schema_for
@@ -68,6 +69,18 @@ class AXMAdapter(Adapter):
             has_signature=has_signature,
             metadata=metadata,
         )
+
+    def refuses(self, input: Any) -> str:
+        # The orchestrator binds arguments before the tool runs: a call that cannot bind (a
+        # required keyword missing, an unknown one without **kwargs) never reaches the tool.
+        refusal = super().refuses(input)
+        if refusal:
+            return refusal
+        try:
+            inspect.signature(self.obj.execute).bind(**input)
+        except TypeError as exc:
+            return f"the arguments do not bind to execute: {exc}"
+        return ""
 
     def call(self, input: Any) -> Any:
         result = self.obj.execute(**input)

@@ -31,6 +31,7 @@ class ToolUseAdapter(Adapter):
     protocol = "tool_use"
     returns = "json"
     exception_policy = "domain"
+    invalid_policy = "refuse"
 
     def describe(self) -> SubjectInfo:
         handler = read(self.obj, "handler")
@@ -59,3 +60,30 @@ class ToolUseAdapter(Adapter):
 
     def call(self, input: Any) -> Any:
         return self.obj.handler(input)
+
+    def call_invalid(self, input: Any) -> Any:
+        """Invoke through a reference ``ToolRegistry``, which validates before the handler runs.
+
+        The verdict comes back as ``{"status", "errors"}``; ``handler_called`` records whether
+        the tool's handler ran anyway.
+        """
+        from axm_runtime.tool_use import ToolEntry, ToolRegistry
+
+        self.handler_called = False
+
+        def recording(data: Any) -> Any:
+            self.handler_called = True
+            return self.obj.handler(data)
+
+        registry = ToolRegistry()
+        registry.register(
+            ToolEntry(
+                name="tool_under_test",
+                description="",
+                handler=recording,
+                input_schema=self.obj.input_schema,
+                output_schema=_declared_output_schema(self.obj) or {},
+            )
+        )
+        result = registry.invoke("tool_under_test", input)
+        return {"status": result.status.value, "errors": list(result.errors)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from axm_runtime.axm import ToolResult
+from axm_runtime.axm import ToolResult, validated
 
 __all__ = ["UnitConvertTool", "WordCountTool"]
 
@@ -20,6 +20,7 @@ class WordCountTool:
     domain = "text"
     tags = frozenset({"text", "count"})
 
+    @validated
     def execute(
         self,
         *,
@@ -47,6 +48,7 @@ class UnitConvertTool:
     def name(self) -> str:
         return "convert_length"
 
+    @validated
     def execute(self, *, value: float, from_unit: Unit, to_unit: Unit = "m") -> ToolResult:
         try:
             converted = value * _METRES_PER_UNIT[from_unit] / _METRES_PER_UNIT[to_unit]

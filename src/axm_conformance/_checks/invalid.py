@@ -1,0 +1,73 @@
+"""Invalid-input checks: an input that breaks the schema is refused the protocol's way.
+
+Each input breaks the schema in exactly one known way (its mutation kind is in every report).
+AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from axm_conformance._checks._registry import Context, Warn, check
+from axm_conformance._checks.results import is_programming_error
+from axm_conformance._checks.schema import input_unusable
+from axm_conformance._observation import Call, SubjectInfo
+
+__all__: list[str] = []
+
+
+@check(
+    "invalid-input-handled",
+    "invalid",
+    applies=input_unusable,
+    considers=("returned", "raised", "crashed"),
+    invalid=True,
+)
+def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """An input that breaks the schema is refused the protocol's way, never crashed on."""
+    observation = call.observation
+    if observation.status == "crashed":
+        yield observation.crash_detail
+        return
+    exception = observation.exception
+    if exception is not None and not exception.is_exception:
+        yield f"raised {exception.summary()}, a BaseException, on an invalid input"
+        return
+    policy = subject.invalid_policy
+    if policy == "result":
+        if exception is not None:
+            yield (
+                f"raised {exception.summary()} on an invalid input; a {subject.protocol} tool "
+                "answers it with a failed result"
+            )
+            return
+        result = observation.result
+        assert result is not None
+        if result.is_mapping or "success" not in result.field_types:
+            yield f"answered an invalid input with a {result.type_name}, not a ToolResult"
+        elif result.fields.get("success") is True:
+            yield Warn("accepted an invalid input and reported success")
+    elif policy == "raise":
+        if exception is None:
+            yield Warn("accepted an invalid input and returned normally")
+        elif not any(exception.is_a(name) for name in subject.allowed_exceptions):
+            yield (
+                f"raised {exception.summary()} on an invalid input; only "
+                f"{' and '.join(subject.allowed_exceptions)} may escape"
+            )
+        elif exception.cause is not None and is_programming_error(exception.cause):
+            yield (
+                f"the handler crashed on an invalid input: {exception.cause.summary()}; "
+                "the arguments should have been refused before it ran"
+            )
+    else:
+        if observation.handler_called:
+            yield "the handler ran although the input breaks the schema"
+        if exception is not None:
+            yield f"the registry raised {exception.summary()} instead of reporting a failure"
+            return
+        result = observation.result
+        assert result is not None
+        verdict = result.fields.get("value") or {}
+        if verdict.get("status") != "failure" or not verdict.get("errors"):
+            yield f"the registry answered {verdict.get('status')!r}, not a failure with errors"
