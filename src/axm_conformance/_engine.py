@@ -218,9 +218,10 @@ def _invalid_count(settings: Settings) -> int:
 
 def _not_objects() -> list[Mutation]:
     """Inputs that are not objects at all, for protocols whose input arrives as one value."""
+    values: tuple[Any, ...] = (None, [], "text", 0)
     return [
         Mutation(value, "not-an-object", (), f"the input is {json.dumps(value)}, not an object")
-        for value in (None, [], "text", 0)
+        for value in values
     ]
 
 
