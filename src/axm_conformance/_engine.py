@@ -348,7 +348,7 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
         culprits = [other.check.id for other in session.runs if other.failure is not None]
         if session.crashes >= _MAX_CRASHES:
             reason = (
-                f"not run: the tool was not called again after {session.crashes} calls hung "
+                f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
                 f"or crashed; see {', '.join(culprits)}"
             )
             return Outcome(check.id, check.title, "skipped", (reason,), examples=0)

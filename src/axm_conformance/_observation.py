@@ -84,6 +84,7 @@ class SubjectInfo:
     expects_async: bool
     parameters: tuple[ParameterInfo, ...]
     takes_var_keyword: bool
+    strips_unknown_keys: bool  # the runtime drops keys the callable does not take
     has_signature: bool
     returns: Literal["tool-result", "str", "json"]
     result_fields: dict[str, tuple[str, ...]]  # field -> allowed type names; () means any
@@ -200,9 +201,9 @@ def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
             problems.append(f"{path}: contains itself")
             return "<cycle>"
         inner = seen | {id(item)}
-        if type(item) in (list, tuple):
+        if isinstance(item, list | tuple):
             return [render(x, f"{path}[{i}]", depth + 1, inner) for i, x in enumerate(item)]
-        if type(item) is dict:
+        if isinstance(item, dict):
             rendered: dict[str, Any] = {}
             for key, x in item.items():
                 if not isinstance(key, str):

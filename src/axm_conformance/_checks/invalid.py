@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Context, Warn, check
-from axm_conformance._checks.results import is_programming_error
+from axm_conformance._checks.results import display, is_programming_error
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, SubjectInfo
 
@@ -37,14 +37,15 @@ def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) ->
     if policy == "result":
         if exception is not None:
             yield (
-                f"raised {exception.summary()} on an invalid input; a {subject.protocol} tool "
-                "answers it with a failed result"
+                f"raised {exception.summary()} on an invalid input; the {display(subject.protocol)}"
+                " protocol wants a failed result"
             )
             return
         result = observation.result
         assert result is not None
         if result.is_mapping or "success" not in result.field_types:
-            yield f"answered an invalid input with a {result.type_name}, not a ToolResult"
+            what = "a coroutine" if result.type_name == "coroutine" else f"a {result.type_name}"
+            yield f"answered an invalid input with {what}, not a ToolResult"
         elif result.fields.get("success") is True:
             yield Warn("accepted an invalid input and reported success")
     elif policy == "raise":

@@ -10,9 +10,17 @@ from axm_conformance._checks._registry import Context, check
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import PROGRAMMING_ERRORS, Call, ExceptionInfo, SubjectInfo
 
-__all__ = ["is_programming_error"]
+__all__ = ["display", "is_programming_error"]
 
 _CALLABLE = ("returned", "raised")
+
+
+_DISPLAY = {"axm": "AXM", "axio": "axio", "tool_use": "tool_use", "amplifier": "Amplifier"}
+
+
+def display(protocol: str) -> str:
+    """A protocol's name as its documents spell it."""
+    return _DISPLAY.get(protocol, protocol)
 
 
 def is_programming_error(exception: ExceptionInfo) -> bool:
@@ -41,8 +49,8 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
         )
     elif subject.exception_policy == "never":
         yield (
-            f"raised {exception.summary()}; the {subject.protocol} protocol wants every error, "
-            "domain errors included, reported as a failed result"
+            f"raised {exception.summary()}; the {display(subject.protocol)} protocol wants every "
+            "error, domain errors included, reported as a failed result"
         )
     elif subject.exception_policy == "domain" and is_programming_error(exception):
         yield f"raised {exception.summary()}, a programming error in the tool's code"
@@ -73,11 +81,11 @@ def result_type(subject: SubjectInfo, call: Call, context: Context) -> Iterator[
         if result.field_types.get("value") != "str":
             yield f"returned {result.type_name}, not a str"
         return
-    if result.type_name in ("NoneType", "str", "_UnawaitedCoroutine") or result.is_mapping:
+    if result.type_name in ("NoneType", "str", "coroutine") or result.is_mapping:
         what = (
             "a coroutine (execute is async def)"
-            if result.type_name == "_UnawaitedCoroutine"
-            else (f"a {result.type_name}")
+            if result.type_name == "coroutine"
+            else f"a {result.type_name}"
         )
         yield f"returned {what}, not a ToolResult"
     elif "success" not in result.field_types:
@@ -149,11 +157,11 @@ def result_json(subject: SubjectInfo, call: Call, context: Context) -> Iterator[
     considers=("returned",),
 )
 def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
-    """The structured result satisfies the declared output schema."""
+    """A successful result's structured output satisfies the declared output schema."""
     result = call.observation.result
     assert result is not None
-    if result.truncated:
-        return
+    if result.truncated or result.fields.get("success", True) is not True:
+        return  # a failed result carries an error, not the structured output
     field = subject.structured_field or "value"
     if field not in result.fields:
         yield f"the result has no {field}, which the output schema describes"

@@ -73,7 +73,7 @@ def schema_problem(schema: Any) -> str | None:
     "schema",
     applies=lambda s: "the object matches no tool protocol" if s.call_style == "none" else None,
 )
-def input_schema_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Iterator[str]:
     """The input schema is a valid JSON Schema whose root is an object."""
     if subject.schema_error:
         yield subject.schema_error
@@ -120,7 +120,7 @@ def contradictions(schema: Any) -> Iterator[str]:
 def _schema_unusable(subject: SubjectInfo) -> str | None:
     if subject.call_style == "none":
         return "the object matches no tool protocol"
-    if subject.schema_error or schema_problem(subject.input_schema):
+    if next(input_schema_valid(subject, None), None) is not None:
         return "not run: the input schema is not valid (see input-schema-valid)"
     return None
 
@@ -178,13 +178,25 @@ def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> It
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
     keyword_names = {p.name for p in subject.parameters if p.kind != "POSITIONAL_ONLY"}
+    positional_only = {p.name for p in subject.parameters if p.kind == "POSITIONAL_ONLY"}
     if not subject.takes_var_keyword:
         for name in properties:
-            if name not in keyword_names:
+            if name in positional_only:
+                yield (
+                    f"the schema has property {name!r}, but that parameter of "
+                    f"{subject.callable_name} is positional-only"
+                )
+            elif name not in keyword_names:
                 yield (
                     f"the schema has property {name!r}, but {subject.callable_name} has no such "
                     "keyword parameter"
                 )
+        if not subject.strips_unknown_keys and schema.get("additionalProperties") is not False:
+            yield (
+                "the schema lets a caller send properties it does not list "
+                f"(additionalProperties is not false), but {subject.callable_name} takes no "
+                "**kwargs: such a call fails to bind"
+            )
     for parameter in subject.parameters:
         if (
             parameter.required

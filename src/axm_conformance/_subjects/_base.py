@@ -92,6 +92,8 @@ class Adapter:
     invalid_policy: ClassVar[str] = "result"
     # Whether the input reaches the tool as keyword arguments (else as one value).
     keyword_call: ClassVar[bool] = False
+    # Whether the runtime drops keys the callable does not take (axio does) before calling it.
+    strips_unknown_keys: ClassVar[bool] = False
     # Set by call_invalid where the adapter can see whether the tool's own code ran.
     handler_called: bool | None = None
 
@@ -132,6 +134,7 @@ class Adapter:
             exception_policy=self.exception_policy,  # type: ignore[arg-type]
             allowed_exceptions=self.allowed_exceptions,
             invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
+            strips_unknown_keys=self.strips_unknown_keys,
             **facts,
         )
 

@@ -28,6 +28,7 @@ class AxioAdapter(Adapter):
     allowed_exceptions = ("GuardError", "HandlerError")
     invalid_policy = "raise"
     keyword_call = True
+    strips_unknown_keys = True
 
     def describe(self) -> SubjectInfo:
         handler = read(self.obj, "handler")

@@ -87,11 +87,11 @@ class AXMAdapter(Adapter):
         if inspect.iscoroutine(result):
             # A coroutine is the wrong result type for AXM; close it so it is not left pending.
             result.close()
-            return _UnawaitedCoroutine()
+            return coroutine()
         return result
 
 
-class _UnawaitedCoroutine:
+class coroutine:  # noqa: N801 - named as the type it stands for, which reports show
     """Stands for the coroutine an ``async def execute`` returned instead of a ToolResult."""
 
     def __repr__(self) -> str:
