@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
-from axm_conformance._checks import CHECKS, Check, Context, Warn
+from axm_conformance._checks import CHECKS, Check, Context, Note, Warn
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
@@ -42,6 +42,31 @@ __all__ = ["certify"]
 _MAX_CRASHES = 3
 # Seconds spent shrinking one check's failure (each attempt is a real call of the tool).
 _SHRINK_BUDGET = 15.0
+# Guards are probed with a crashing guard in front on this many valid inputs.
+_CRASHING_GUARD_CALLS = 3
+# Strings that a guard protecting paths, URLs, shells or queries should think twice about.
+ADVERSARIAL_STRINGS = (
+    "../../../../etc/passwd",
+    "..\\..\\windows\\system32",
+    "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/etc/passwd",
+    "~/.ssh/id_rsa",
+    "notes.txt\x00.png",
+    "file:///etc/passwd",
+    "FILE:///ETC/PASSWD",
+    "http://169.254.169.254/latest/meta-data/",
+    "Http://localhost:22",
+    "; rm -rf / #",
+    "$(id)",
+    "`id`",
+    "| cat /etc/shadow",
+    "' OR '1'='1",
+    "1; DROP TABLE users; --",
+    "\u2025/\u2025/etc/passwd",
+    "\uff0e\uff0e\uff0fetc\uff0fpasswd",
+    "\u202etxt.exe",
+    "A" * 10_000,
+)
 _STATUS_PHRASES = {
     frozenset({"returned"}): "returned a value",
     frozenset({"returned", "raised"}): "returned or raised",
@@ -63,6 +88,7 @@ class _Run:
     check: Check
     examples: int = 0
     failure: tuple[Call, tuple[str, ...]] | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -74,35 +100,40 @@ class _Session:
     settings: Settings
     valid: SearchStrategy[Any]
     invalid: SearchStrategy[Mutation]
-    crashes: int = 0
-    # Calls made, by kind of input (valid or invalid) and by what happened.
-    statuses: dict[bool, dict[str, int]] = field(default_factory=lambda: {False: {}, True: {}})
+    # Calls that hung or killed the worker, by feed: each feed gets its own allowance, so that
+    # a tool that hangs on valid inputs is still probed (on a fresh worker) for the rest.
+    crashes: dict[str, int] = field(default_factory=dict)
+    # Calls made, by feed and by what happened.
+    statuses: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def call(self, value: Any, label: str, *, invalid: bool, repeat: bool) -> Call:
-        """Call the tool with ``value`` (twice when ``repeat``) and observe it."""
-        first = self.observe(value, invalid)
-        again = self.observe(value, invalid) if repeat and first.status != "crashed" else None
-        return Call(value, first, label, again, invalid)
+    def call(self, value: Any, label: str, *, feed: str, repeat: bool) -> Call:
+        """Call the tool through ``feed`` (twice when ``repeat``) and observe it."""
+        first, trace = self.observe(value, feed)
+        again = None
+        if repeat and first.status != "crashed":
+            again = self.observe(value, feed)[0]
+        return Call(value, first, label, again, feed == "invalid", trace)
 
-    def observe(self, value: Any, invalid: bool) -> Observation:
-        outcome = self.worker.call(
-            "axm_conformance._agent:invoke", value, invalid, timeout=self.settings.timeout
-        )
+    def observe(self, value: Any, feed: str) -> tuple[Observation, Any]:
+        target, args = _TARGETS[feed], _arguments(feed, value)
+        outcome = self.worker.call(target, *args, timeout=self.settings.timeout * _SCALE[feed])
         if outcome.error is not None:
             raise _NotRunnable(
                 f"the tool could not be loaded in the worker: {outcome.error.type_name}: "
                 f"{outcome.error.message}"
             )
         if outcome.crash is None:
-            observation: Observation = outcome.value
-            return observation
-        self.crashes += 1
-        return Observation(
+            if isinstance(outcome.value, Observation):
+                return outcome.value, None
+            return Observation(status="returned"), outcome.value
+        self.crashes[feed] = self.crashes.get(feed, 0) + 1
+        observation = Observation(
             status="crashed",
             crash_kind=outcome.crash.kind,
             crash_detail=self.crash_detail(outcome.crash),
             stderr_tail=outcome.crash.stderr_tail,
         )
+        return observation, None
 
     def crash_detail(self, crash: Crash) -> str:
         """What a crash means for the tool, in its terms rather than the worker's."""
@@ -119,38 +150,45 @@ class _Session:
             return f"the process running the tool ran out of memory: {crash.detail}"
         return crash.detail
 
-    def judge(self, value: Any, label: str, *, invalid: bool = False) -> None:
-        """Make one call and let every check that judges this kind of input judge it."""
-        runs = [run for run in self.runs if run.check.invalid == invalid]
+    def judge(self, value: Any, label: str, *, feed: str = "valid") -> None:
+        """Make one call and let every check fed by ``feed`` judge it."""
+        runs = [run for run in self.runs if run.check.feed == feed]
         if not runs:
             return
-        if self.crashes >= _MAX_CRASHES:
+        if self.crashes.get(feed, 0) >= _MAX_CRASHES:
             raise _Stop
         repeat = any(run.check.repeats for run in runs)
-        call = self.call(value, label, invalid=invalid, repeat=repeat)
+        call = self.call(value, label, feed=feed, repeat=repeat)
         status = call.observation.status
-        self.statuses[invalid][status] = self.statuses[invalid].get(status, 0) + 1
+        made = self.statuses.setdefault(feed, {})
+        made[status] = made.get(status, 0) + 1
         for run in runs:
             if status not in run.check.considers:
                 continue
             run.examples += 1
-            if run.failure is None:
-                violations = tuple(run.check.function(self.subject, call, self.context))
-                if violations:
-                    run.failure = (call, violations)
+            found = tuple(run.check.function(self.subject, call, self.context))
+            run.notes.extend(item for item in found if isinstance(item, Note))
+            violations = tuple(item for item in found if not isinstance(item, Note))
+            if violations and run.failure is None:
+                run.failure = (call, violations)
 
     def judge_mutation(self, mutation: Mutation) -> None:
-        self.judge(mutation.value, _mutation_label(mutation), invalid=True)
+        self.judge(mutation.value, _mutation_label(mutation), feed="invalid")
 
     def violations(self, check: Check, call: Call) -> tuple[str, ...]:
         if call.observation.status not in check.considers:
             return ()
-        return tuple(check.function(self.subject, call, self.context))
+        found = check.function(self.subject, call, self.context)
+        return tuple(item for item in found if not isinstance(item, Note))
 
-    def explore(self, seed: int, *, invalid: bool) -> None:
+    def feeds(self, feed: str) -> bool:
+        return any(run.check.feed == feed for run in self.runs)
+
+    def explore(self, seed: int, *, feed: str) -> None:
         """Judge the inputs Hypothesis generates, valid ones or one-mistake mutations."""
-        if not any(run.check.invalid == invalid for run in self.runs):
+        if not self.feeds(feed):
             return
+        invalid = feed == "invalid"
 
         @hypothesis.seed(seed)
         @hypothesis.settings(
@@ -174,16 +212,18 @@ class _Session:
     def shrink(self, run: _Run, seed: int) -> None:
         """Replace the run's failure by the smallest input Hypothesis finds that still fails."""
         assert run.failure is not None
+        feed = run.check.feed
+        if feed not in ("valid", "invalid"):
+            return  # probes run on chosen inputs, already small
         deadline = time.monotonic() + _SHRINK_BUDGET
         found: list[tuple[Call, tuple[str, ...]]] = []
-        invalid = run.check.invalid
 
         def fails(case: Any) -> bool:
             # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
-            if time.monotonic() > deadline or self.crashes >= 2 * _MAX_CRASHES:
+            if time.monotonic() > deadline or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES:
                 return False
-            value, label = (case.value, _mutation_label(case)) if invalid else (case, "")
-            call = self.call(value, label, invalid=invalid, repeat=run.check.repeats)
+            value, label = (case.value, _mutation_label(case)) if feed == "invalid" else (case, "")
+            call = self.call(value, label, feed=feed, repeat=run.check.repeats)
             violations = self.violations(run.check, call)
             if violations:
                 found.append((call, violations))
@@ -192,7 +232,7 @@ class _Session:
         # HypothesisException: no smaller failing input, or the budget ran out while replaying it.
         with contextlib.suppress(HypothesisException):
             hypothesis.find(
-                self.invalid if invalid else self.valid,
+                self.invalid if feed == "invalid" else self.valid,
                 fails,
                 settings=hypothesis.settings(
                     max_examples=max(self.settings.examples, 20),
@@ -205,6 +245,29 @@ class _Session:
             )
         if found and _size(found[-1][0].input) <= _size(run.failure[0].input):
             run.failure = found[-1]
+
+
+# Where each feed's calls go in the worker, and how many per-call timeouts one may take.
+_TARGETS = {
+    "valid": "axm_conformance._agent:invoke",
+    "invalid": "axm_conformance._agent:invoke",
+    "guards": "axm_conformance._probes:probe_guards",
+    "crashing-guard": "axm_conformance._probes:probe_guards",
+    "concurrency": "axm_conformance._probes:probe_concurrency",
+}
+_SCALE = {"valid": 1, "invalid": 1, "guards": 1, "crashing-guard": 1, "concurrency": 10}
+
+
+def _arguments(feed: str, value: Any) -> tuple[Any, ...]:
+    if feed in ("valid", "invalid"):
+        return (value, feed == "invalid")
+    if feed in ("guards", "crashing-guard"):
+        return (value, feed == "crashing-guard")
+    return tuple(value)  # concurrency: a valid and an invalid input
+
+
+def _size(value: Any) -> int:
+    return len(repr(value))
 
 
 def _mutation_label(mutation: Mutation) -> str:
@@ -223,10 +286,6 @@ def _not_objects() -> list[Mutation]:
         Mutation(value, "not-an-object", (), f"the input is {json.dumps(value)}, not an object")
         for value in values
     ]
-
-
-def _size(value: Any) -> int:
-    return len(repr(value))
 
 
 def certify(
@@ -297,10 +356,13 @@ def _fuzz(
             with contextlib.suppress(_Stop):
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
-                session.explore(seed, invalid=False)
+                session.explore(seed, feed="valid")
+            with contextlib.suppress(_Stop):
                 for mutation in mutations:
                     session.judge_mutation(mutation)
-                session.explore(seed, invalid=True)
+                session.explore(seed, feed="invalid")
+            with contextlib.suppress(_Stop):
+                _probe(session, [example.value for example in boundary], mutations)
             for run in runs:
                 if run.failure is not None:
                     session.shrink(run, seed)
@@ -312,6 +374,37 @@ def _fuzz(
         }
     duration = time.perf_counter() - started
     return {run.check.id: _outcome(run, session, duration) for run in runs}
+
+
+def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) -> None:
+    """Feed the guard and concurrency probes their inputs."""
+    objects = [example for example in examples if isinstance(example, dict)]
+    if not objects:
+        return
+    with contextlib.suppress(_Stop):
+        for value, label in _adversarial(session, objects):
+            session.judge(value, label, feed="guards")
+    with contextlib.suppress(_Stop):
+        for value in objects[:_CRASHING_GUARD_CALLS]:
+            label = "a copy of the tool with a crashing guard first"
+            session.judge(value, label, feed="crashing-guard")
+    refused = next((m.value for m in mutations if isinstance(m.value, dict)), None)
+    label = "concurrent calls with a slowed handler"
+    session.judge((objects[0], refused), label, feed="concurrency")
+
+
+def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
+    """Valid inputs with hostile strings put into their string properties, still schema-valid."""
+    validator = session.context.validator(session.subject.input_schema)
+    cases: list[tuple[Any, str]] = [(value, "a boundary example") for value in objects]
+    baseline = objects[0]
+    properties = session.subject.input_schema.get("properties") or {}
+    for name in properties:
+        for text in ADVERSARIAL_STRINGS:
+            candidate = {**baseline, name: text}
+            if validator.is_valid(candidate):
+                cases.append((candidate, f"adversarial string in {name!r}"))
+    return cases
 
 
 def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
@@ -343,16 +436,16 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
             duration=duration,
         )
     if run.examples == 0:
-        made = session.statuses[check.invalid]
+        made = session.statuses.get(check.feed, {})
         seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
         culprits = [other.check.id for other in session.runs if other.failure is not None]
-        if session.crashes >= _MAX_CRASHES:
+        if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
             reason = (
                 f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
                 f"or crashed; see {', '.join(culprits)}"
             )
             return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
-        if check.invalid:
+        if check.feed == "invalid":
             # Nothing to judge is not a defect here: no input breaks the schema, or every one
             # that does is refused by the caller before the tool sees it.
             reason = (
@@ -376,4 +469,5 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
             examples=0,
             duration=duration,
         )
-    return Outcome(check.id, check.title, "passed", examples=run.examples, duration=duration)
+    notes = tuple(dict.fromkeys(run.notes))
+    return Outcome(check.id, check.title, "passed", notes, examples=run.examples, duration=duration)

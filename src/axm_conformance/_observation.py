@@ -173,6 +173,7 @@ class Call:
     label: str = ""
     repeat: Observation | None = None  # the same input again, for checks that compare
     invalid: bool = False  # the input breaks the schema (on purpose)
+    trace: Any = None  # what a probe recorded, for the probe checks
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

@@ -1291,8 +1291,20 @@ class _Document:
         if not alts:
             return []
         current = self._matching(alts, value)
-        out: list[tuple[Any, str]] = []
         where = _where(path)
+        # Values the schema itself offers as illustrations: they often reach the narrow part of
+        # a domain (an existing file, a known id) that generated values never hit.
+        out: list[tuple[Any, str]] = [
+            (example, f"{where} = {_short(example)} (from {keyword})")
+            for node in conj
+            if isinstance(node.schema, dict)
+            for keyword, examples in (
+                ("examples", node.schema.get("examples")),
+                ("default", [node.schema["default"]] if "default" in node.schema else None),
+            )
+            if isinstance(examples, list)
+            for example in examples
+        ]
         with self._entering(entered):
             for f in alts:
                 if f.enum is not None:

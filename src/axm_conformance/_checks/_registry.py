@@ -17,11 +17,17 @@ from jsonschema.validators import validator_for
 
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "Warn", "check"]
+__all__ = ["CHECKS", "FEEDS", "GROUPS", "Check", "Context", "Note", "Warn", "check"]
 
 
 class Warn(str):
     """A violation that is only a warning unless the run is strict (``--axm-strict``)."""
+
+    __slots__ = ()
+
+
+class Note(str):
+    """Not a violation: a fact worth reporting about a check that passed (a peak seen)."""
 
     __slots__ = ()
 
@@ -60,10 +66,11 @@ class Check:
     """A registered check. ``applies`` gives the reason to skip it for a tool, or None.
 
     A per-call check judges every call whose status is in ``considers``; the calls it judged are
-    the examples it ran; an ``invalid`` check judges the calls made with inputs that break the
-    schema, the others the calls made with valid inputs. A check that ``repeats`` gets each input
-    called a second time. A check with an ``opt_out`` names the setting (pairs of tool name and
-    reason) that exempts a tool from it.
+    the examples it ran. Its ``feed`` says which calls those are: "valid" inputs, "invalid" ones
+    (one mistake each), or the probes "guards", "crashing-guard" and "concurrency" (calls of an
+    instrumented copy of the tool). A check that ``repeats`` gets each input called a second
+    time. A check with an ``opt_out`` names the setting (pairs of tool name and reason) that
+    exempts a tool from it.
     """
 
     id: str
@@ -74,7 +81,7 @@ class Check:
     considers: frozenset[str] = frozenset()
     repeats: bool = False
     opt_out: str = ""
-    invalid: bool = False
+    feed: str = "valid"
 
     @property
     def per_call(self) -> bool:
@@ -83,7 +90,17 @@ class Check:
 
 CHECKS: dict[str, Check] = {}
 # Checks run and are listed group by group, cheapest and most fundamental first.
-GROUPS = ("structure", "schema", "calls", "results", "behaviour", "invalid")
+GROUPS = (
+    "structure",
+    "schema",
+    "calls",
+    "results",
+    "behaviour",
+    "invalid",
+    "guards",
+    "concurrency",
+)
+FEEDS = ("valid", "invalid", "guards", "crashing-guard", "concurrency")
 
 
 def check(
@@ -94,7 +111,7 @@ def check(
     considers: tuple[str, ...] = (),
     repeats: bool = False,
     opt_out: str = "",
-    invalid: bool = False,
+    feed: str = "valid",
 ) -> Callable[[Callable[..., Iterator[str]]], Callable[..., Iterator[str]]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -103,6 +120,8 @@ def check(
             raise ValueError(f"check id {id!r} is registered twice")
         if group not in GROUPS:
             raise ValueError(f"check {id!r} names an unknown group {group!r}")
+        if feed not in FEEDS:
+            raise ValueError(f"check {id!r} names an unknown feed {feed!r}")
         title = inspect.getdoc(function) or ""
         CHECKS[id] = Check(
             id=id,
@@ -113,7 +132,7 @@ def check(
             considers=frozenset(considers),
             repeats=repeats,
             opt_out=opt_out,
-            invalid=invalid,
+            feed=feed,
         )
         return function
 

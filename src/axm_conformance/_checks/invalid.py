@@ -21,7 +21,7 @@ __all__: list[str] = []
     "invalid",
     applies=input_unusable,
     considers=("returned", "raised", "crashed"),
-    invalid=True,
+    feed="invalid",
 )
 def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
     """An input that breaks the schema is refused the protocol's way, never crashed on."""

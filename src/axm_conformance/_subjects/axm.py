@@ -91,7 +91,7 @@ class AXMAdapter(Adapter):
         return result
 
 
-class coroutine:  # noqa: N801 - named as the type it stands for, which reports show
+class coroutine:
     """Stands for the coroutine an ``async def execute`` returned instead of a ToolResult."""
 
     def __repr__(self) -> str:

@@ -1,0 +1,124 @@
+"""Guard and concurrency checks, judged on probes of an instrumented copy of the tool.
+
+The copy records when each guard and the handler run and with what (see ``_probes``), so the
+checks can hold the tool's class to axio's promises: guards run in order before the handler, a
+denial (or a crashing guard) stops the call with GuardError, and the limit holds on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from axm_conformance._checks._registry import Context, Note, check
+from axm_conformance._checks.schema import input_unusable
+from axm_conformance._observation import Call, SubjectInfo
+
+__all__: list[str] = []
+
+
+def _has_guards(subject: SubjectInfo) -> str | None:
+    if not subject.guards:
+        return "the tool has no guards"
+    if subject.protocol != "axio":
+        return "guards are probed on axio tools (an awaited tool with a handler)"
+    return input_unusable(subject)
+
+
+def _has_limit(subject: SubjectInfo) -> str | None:
+    if subject.concurrency is None:
+        return "the tool has no concurrency limit"
+    if subject.protocol != "axio":
+        return "concurrency limits are probed on axio tools (an awaited tool with a handler)"
+    return input_unusable(subject)
+
+
+def _denial(events: tuple[str, ...]) -> str:
+    """The event in which a guard (or the injected one) raised, if any."""
+    return next((event for event in events if " raised " in event), "")
+
+
+@check("guards-enforced", "guards", applies=_has_guards, considers=("returned",), feed="guards")
+def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """Guards run in order before the handler; a denial stops the call with GuardError."""
+    trace = call.trace
+    if trace.problem:
+        yield f"not run: {trace.problem}"
+        return
+    events, exception = trace.events, trace.exception
+    denial = _denial(events)
+    if denial:
+        if "handler" in events:
+            yield f"the handler ran although {denial}"
+        if exception is None:
+            yield f"{denial}, but the call returned an ordinary result: {trace.returned!r}"
+        elif not exception.is_a("GuardError"):
+            yield f"{denial}, and the call raised {exception.summary()}, not GuardError"
+        return
+    consulted = {event for event in events if event.startswith("guard ")}
+    missing = [index for index in range(subject.guards) if f"guard {index}" not in consulted]
+    if "handler" not in events:
+        return  # refused before the guards (e.g. its own validation); nothing to judge
+    if missing:
+        yield f"the handler ran but guard {missing[0]} was never consulted"
+        return
+    if events.index("handler") < max(events.index(f"guard {i}") for i in range(subject.guards)):
+        yield "the handler ran before the last guard had decided"
+    if trace.handler_inputs and trace.guard_outputs:
+        received, allowed = trace.handler_inputs[0], trace.guard_outputs[-1]
+        if isinstance(allowed, dict) and not subject.takes_var_keyword and subject.has_signature:
+            # Keys the handler does not take may be dropped after the guards (published axio).
+            accepted = {parameter.name for parameter in subject.parameters}
+            allowed = {key: value for key, value in allowed.items() if key in accepted}
+        if received != allowed:
+            yield (
+                f"the handler received {received!r}, not what the last guard returned: {allowed!r}"
+            )
+
+
+@check(
+    "guards-fail-closed",
+    "guards",
+    applies=_has_guards,
+    considers=("returned",),
+    feed="crashing-guard",
+)
+def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """A guard that crashes denies the call with GuardError, and the handler never runs."""
+    trace = call.trace
+    if trace.problem:
+        yield f"not run: {trace.problem}"
+        return
+    if "handler" in trace.events:
+        yield "the handler ran although a guard in front of it crashed (RuntimeError)"
+    if trace.exception is None:
+        yield f"a guard crashed, but the call returned an ordinary result: {trace.returned!r}"
+    elif not trace.exception.is_a("GuardError"):
+        yield f"a guard crashed and the call raised {trace.exception.summary()}, not GuardError"
+
+
+@check(
+    "concurrency-limit",
+    "concurrency",
+    applies=_has_limit,
+    considers=("returned",),
+    feed="concurrency",
+)
+def concurrency_limit(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The concurrency limit holds under load, survives every kind of failure and event loop."""
+    trace = call.trace
+    if trace.problem:
+        yield f"not run: {trace.problem}"
+        return
+    if trace.peak > trace.limit:
+        yield (
+            f"{trace.peak} handlers ran at once under {trace.calls} concurrent calls; "
+            f"the limit is {trace.limit}"
+        )
+    for kind in trace.leaks:
+        yield (
+            f"after {trace.limit + 1} calls ending in {kind}, a valid call could not get a "
+            "permit within 2 s: a permit leaked"
+        )
+    if trace.second_loop:
+        yield trace.second_loop
+    yield Note(f"peak of {trace.peak} handlers in flight under {trace.calls} concurrent calls")

@@ -1,0 +1,266 @@
+"""Probes of guards and concurrency limits, run in the worker on instrumented copies of a tool.
+
+A probe never changes the tool under test: it builds a copy (``dataclasses.replace``) whose
+handler and guards are wrapped in recorders, so the kit can see what ran, in which order, with
+which arguments, and how many handlers were in flight at once. The copy keeps the tool's class,
+so it is that class's guard and limit logic that is judged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import functools
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from axm_conformance._agent import ToolState, exception_info
+from axm_conformance._observation import ExceptionInfo, jsonable
+
+__all__ = ["GuardTrace", "LimitTrace", "probe_concurrency", "probe_guards"]
+
+# How long an instrumented handler holds its permit while the concurrency probe measures.
+_HOLD = 0.05
+# How long a call may wait for a permit before the probe calls the permit lost.
+_PERMIT_WAIT = 2.0
+
+
+class ProbeError(Exception):
+    """The tool cannot be instrumented for a probe; the message says why."""
+
+
+@dataclass
+class _Recorder:
+    """What the instrumented handler and guards saw, in order."""
+
+    events: list[str] = field(default_factory=list)
+    guard_outputs: list[Any] = field(default_factory=list)
+    handler_inputs: list[Any] = field(default_factory=list)
+    in_flight: int = 0
+    peak: int = 0
+    mode: str = "pass"  # "pass", "hold", "raise", "deny" or "hang": what the copy does next
+
+
+@dataclass(frozen=True)
+class GuardTrace:
+    """One call through the instrumented guard chain."""
+
+    events: tuple[str, ...]
+    guard_outputs: tuple[Any, ...]  # what each guard that returned gave back (JSON-rendered)
+    handler_inputs: tuple[Any, ...]  # what the handler received, per run (JSON-rendered)
+    exception: ExceptionInfo | None
+    returned: Any  # what the call returned, JSON-rendered, when it returned
+    problem: str = ""  # why the probe could not run
+
+
+@dataclass(frozen=True)
+class LimitTrace:
+    """What the concurrency probe saw."""
+
+    limit: int
+    calls: int
+    peak: int
+    leaks: tuple[str, ...]  # failure kinds after which a valid call could not get a permit
+    second_loop: str  # "" when a contended call from a second event loop worked, else what failed
+    problem: str = ""  # why the probe could not run
+
+
+def _rendered(value: Any) -> Any:
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    return jsonable(value)[0]
+
+
+def _record_handler(handler: Any, recorder: _Recorder) -> Any:
+    """The handler, wrapped so that every run is recorded (an ``async def`` or a ToolHandler)."""
+
+    async def enter(received: Any) -> None:
+        recorder.events.append("handler")
+        recorder.handler_inputs.append(_rendered(received))
+        recorder.in_flight += 1
+        recorder.peak = max(recorder.peak, recorder.in_flight)
+        if recorder.mode == "raise":
+            raise RuntimeError("raised by the probe")
+        if recorder.mode in ("hold", "hang"):
+            await asyncio.sleep(3600 if recorder.mode == "hang" else _HOLD)
+
+    if isinstance(handler, type):
+
+        async def call_instance(self: Any) -> Any:
+            try:
+                await enter(self)
+                return await handler.__call__(self)
+            finally:
+                recorder.in_flight -= 1
+
+        return type(
+            handler.__name__, (handler,), {"__call__": call_instance, "__doc__": handler.__doc__}
+        )
+
+    @functools.wraps(handler)
+    async def call_function(*args: Any, **kwargs: Any) -> Any:
+        try:
+            await enter(kwargs)
+            return await handler(*args, **kwargs)
+        finally:
+            recorder.in_flight -= 1
+
+    return call_function
+
+
+def _record_guard(index: int, guard: Any, recorder: _Recorder) -> Callable[..., Awaitable[Any]]:
+    async def recorded(tool: Any, *args: Any, **kwargs: Any) -> Any:
+        recorder.events.append(f"guard {index}")
+        try:
+            decision = guard(tool, *args, **kwargs)
+            if inspect.isawaitable(decision):
+                decision = await decision
+        except BaseException as exc:
+            recorder.events.append(f"guard {index} raised {type(exc).__name__}")
+            raise
+        recorder.guard_outputs.append(_rendered(decision))
+        return decision
+
+    return recorded
+
+
+def _instrumented(
+    tool: Any, recorder: _Recorder, *, extra_guard: Callable[..., Any] | None = None
+) -> Any:
+    # ``tool`` is Any: it is a stranger's object, checked for the shape a probe needs here.
+    """A copy of ``tool`` with recorded handler and guards (and ``extra_guard`` first)."""
+    if isinstance(tool, type) or not dataclasses.is_dataclass(type(tool)):
+        raise ProbeError(f"a {type(tool).__name__} is not a dataclass, so it cannot be copied")
+    guards = [_record_guard(i, g, recorder) for i, g in enumerate(getattr(tool, "guards", ()))]
+    if extra_guard is not None:
+        guards.insert(0, extra_guard)
+    try:
+        handler = _record_handler(tool.handler, recorder)
+        return dataclasses.replace(tool, handler=handler, guards=tuple(guards))
+    except Exception as exc:
+        raise ProbeError(f"copying the tool failed: {type(exc).__name__}: {exc}") from exc
+
+
+def probe_guards(state: ToolState, input: dict[str, Any], crash_first: bool = False) -> GuardTrace:
+    """Call an instrumented copy once with ``input``; with ``crash_first`` a guard that raises
+    RuntimeError is put in front of the tool's own guards."""
+    recorder = _Recorder()
+
+    async def crashing(tool: Any, *args: Any, **kwargs: Any) -> Any:
+        recorder.events.append("injected guard raised RuntimeError")
+        raise RuntimeError("a guard crashed (injected by the probe)")
+
+    try:
+        tool = _instrumented(
+            state.adapter.obj, recorder, extra_guard=crashing if crash_first else None
+        )
+    except ProbeError as exc:
+        return GuardTrace((), (), (), None, None, problem=str(exc))
+    exception = None
+    returned = None
+    try:
+        returned = _rendered(state.loop.run_until_complete(tool(**copy.deepcopy(input))))
+    except BaseException as exc:
+        exception = exception_info(exc)
+    return GuardTrace(
+        events=tuple(recorder.events),
+        guard_outputs=tuple(recorder.guard_outputs),
+        handler_inputs=tuple(recorder.handler_inputs),
+        exception=exception,
+        returned=returned,
+    )
+
+
+def probe_concurrency(state: ToolState, valid: dict[str, Any], invalid: Any) -> LimitTrace:
+    """Judge a tool's concurrency limit on an instrumented copy, in two event loops.
+
+    First 3 x limit concurrent calls with a slowed handler (the peak in flight must not pass the
+    limit); then limit + 1 failures of each kind (invalid arguments, guard denial, handler
+    exception, cancellation), each followed by a valid call that must still get a permit; then
+    contended calls from a second event loop, after the first is closed.
+    """
+    limit = state.adapter.obj.concurrency
+    recorder = _Recorder()
+
+    async def switch(tool: Any, *args: Any, **kwargs: Any) -> Any:
+        if recorder.mode == "deny":
+            raise _guard_error(state.adapter.obj)("denied by the probe")
+        return args[0] if args else kwargs
+
+    try:
+        tool = _instrumented(state.adapter.obj, recorder, extra_guard=switch)
+    except ProbeError as exc:
+        return LimitTrace(limit, 0, 0, (), "", problem=str(exc))
+
+    async def one(mode: str, arguments: Any) -> bool:
+        """Make one call; False when it waited too long for a permit."""
+        recorder.mode = mode
+        try:
+            await asyncio.wait_for(tool(**copy.deepcopy(arguments)), _PERMIT_WAIT)
+        except TimeoutError:
+            return False
+        except Exception:
+            pass
+        return True
+
+    async def burst(count: int) -> None:
+        recorder.mode = "hold"
+        calls = (tool(**copy.deepcopy(valid)) for _ in range(count))
+        await asyncio.gather(*calls, return_exceptions=True)
+
+    async def cancel_one() -> None:
+        recorder.mode = "hang"
+        task = asyncio.ensure_future(tool(**copy.deepcopy(valid)))
+        await asyncio.sleep(_HOLD)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    async def first_loop() -> list[str]:
+        await burst(3 * limit)
+        failures = {
+            "invalid arguments": ("pass", invalid),
+            "guard denial": ("deny", valid),
+            "handler exception": ("raise", valid),
+        }
+        for kind in (*failures, "cancellation"):
+            for _ in range(limit + 1):
+                if kind == "cancellation":
+                    await cancel_one()
+                elif not await one(*failures[kind]):
+                    return [kind]  # a failing call already waited for a permit in vain
+            if not await one("pass", valid):
+                return [kind]  # the permits are gone: later kinds cannot be told apart
+        return []
+
+    loop = asyncio.new_event_loop()
+    try:
+        leaks = loop.run_until_complete(first_loop())
+    finally:
+        loop.close()
+    second = ""
+    started = time.monotonic()
+    try:
+        asyncio.run(asyncio.wait_for(burst(2 * limit), _PERMIT_WAIT + 2 * limit * _HOLD))
+    except TimeoutError:
+        waited = time.monotonic() - started
+        second = f"contended calls from a second event loop did not finish in {waited:.1f} s"
+    except Exception as exc:
+        second = f"contended calls from a second event loop raised {type(exc).__name__}: {exc}"
+    return LimitTrace(
+        limit=limit, calls=3 * limit, peak=recorder.peak, leaks=tuple(leaks), second_loop=second
+    )
+
+
+def _guard_error(tool: Any) -> type[Exception]:
+    """The GuardError class of the runtime the tool is built on."""
+    module = inspect.getmodule(type(tool))
+    error = getattr(module, "GuardError", None)
+    if isinstance(error, type) and issubclass(error, Exception):
+        return error
+    from axm_runtime.axio import GuardError
+
+    return GuardError
