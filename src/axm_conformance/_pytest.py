@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -24,7 +25,7 @@ from axm_conformance._report import ToolReport, format_failure
 from axm_conformance._settings import Settings, SettingsError, new_seed, parse_exemptions
 from axm_conformance._version import __version__
 
-__all__ = ["ConformanceItem", "ConformancePlugin"]
+__all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning"]
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
 
@@ -134,6 +135,10 @@ def _installed_from(distribution: metadata.Distribution, rootdir: Path) -> bool:
 
 class CheckFailed(Exception):
     """Raised by an item whose check failed; its text is the whole report of the failure."""
+
+
+class ConformanceWarning(UserWarning):
+    """A finding that does not fail the run (a tool that accepts invalid input, unless strict)."""
 
 
 @dataclass
@@ -260,6 +265,9 @@ class ConformanceItem(pytest.Item):
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
         if outcome.status == "failed":
             raise CheckFailed(format_failure(report, outcome, self.plugin.settings))
+        if outcome.status == "warning":
+            text = format_failure(report, outcome, self.plugin.settings)
+            warnings.warn(ConformanceWarning(text), stacklevel=1)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):

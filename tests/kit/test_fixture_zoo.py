@@ -28,6 +28,8 @@ def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_prope
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}
     expected = set(entry["fails"])
+    warned = {outcome.check_id for outcome in tool.outcomes if outcome.status == "warning"}
+    assert warned == set(entry.get("warns", [])), f"{entry['ref']}: warnings {sorted(warned)}"
     record_property("zoo", (entry["protocol"], sorted(expected), sorted(found)))
     assert tool.subject.protocol == entry["protocol"]
     problems = []

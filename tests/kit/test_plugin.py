@@ -227,3 +227,35 @@ def test_the_engine_runs_without_pytest(tmp_path: Path) -> None:
         "assert 'pytest' not in sys.modules and '_pytest' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
+
+
+def test_accepting_invalid_input_warns_and_fails_only_when_strict(
+    pytester: pytest.Pytester,
+) -> None:
+    args = ("--axm-tool=zoo_guards:shout", "--axm-check=invalid-input-handled", "--axm-examples=5")
+    lenient = run(pytester, *args)
+    lenient.assert_outcomes(passed=1, warnings=1)
+    lenient.stdout.fnmatch_lines(
+        ["*ConformanceWarning: invalid-input-handled*", "*accepted an invalid input*"]
+    )
+    strict = run(pytester, *args, "--axm-strict")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["*invalid input, *", "*accepted an invalid input*"])
+
+
+def test_nondeterministic_tools_are_exempted_with_the_reason(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\naxm_nondeterministic =\n    roll_dice: rolls dice on purpose\n")
+    result = run(
+        pytester, "--axm-tool=zoo_behaviour:DiceRollTool", "--axm-check=deterministic", "-rs"
+    )
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        ["*exempt by the axm_nondeterministic setting: rolls dice on purpose*"]
+    )
+    broken = pytester.makeini("[pytest]\naxm_nondeterministic = roll_dice\n")
+    assert broken.exists()
+    result = run(pytester, "--axm-tool=zoo_behaviour:DiceRollTool")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: the axm_nondeterministic ini setting: 'roll_dice' is not 'TOOL NAME: reason'*"]
+    )
