@@ -169,7 +169,10 @@ class _Session:
             found = tuple(run.check.function(self.subject, call, self.context))
             run.notes.extend(item for item in found if isinstance(item, Note))
             violations = tuple(item for item in found if not isinstance(item, Note))
-            if violations and run.failure is None:
+            # Keep the first failure, unless it was only a warning and this one is not.
+            if violations and (
+                run.failure is None or (_severe(violations) and not _severe(run.failure[1]))
+            ):
                 run.failure = (call, violations)
 
     def judge_mutation(self, mutation: Mutation) -> None:
@@ -217,6 +220,8 @@ class _Session:
             return  # probes run on chosen inputs, already small
         deadline = time.monotonic() + _SHRINK_BUDGET
         found: list[tuple[Call, tuple[str, ...]]] = []
+        # Shrink towards the same kind of finding: a failure must not shrink into a warning.
+        severe = _severe(run.failure[1])
 
         def fails(case: Any) -> bool:
             # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
@@ -225,9 +230,10 @@ class _Session:
             value, label = (case.value, _mutation_label(case)) if feed == "invalid" else (case, "")
             call = self.call(value, label, feed=feed, repeat=run.check.repeats)
             violations = self.violations(run.check, call)
-            if violations:
+            matches = bool(violations) and (_severe(violations) or not severe)
+            if matches:
                 found.append((call, violations))
-            return bool(violations)
+            return matches
 
         # HypothesisException: no smaller failing input, or the budget ran out while replaying it.
         with contextlib.suppress(HypothesisException):
@@ -264,6 +270,11 @@ def _arguments(feed: str, value: Any) -> tuple[Any, ...]:
     if feed in ("guards", "crashing-guard"):
         return (value, feed == "crashing-guard")
     return tuple(value)  # concurrency: a valid and an invalid input
+
+
+def _severe(violations: tuple[str, ...]) -> bool:
+    """Whether a finding fails a run whatever its settings (not only a warning)."""
+    return any(not isinstance(violation, Warn) for violation in violations)
 
 
 def _size(value: Any) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from dataclasses import dataclass, fields
@@ -54,6 +55,10 @@ class Settings:
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        # The worker runs elsewhere (its own working directory): relative entries, and the ""
+        # that means "the current directory", must name the directory they mean here.
+        absolute = tuple(os.path.abspath(entry or os.curdir) for entry in self.sys_path)
+        object.__setattr__(self, "sys_path", absolute)
         _whole(self.examples, "examples", minimum=1)
         if (
             isinstance(self.timeout, bool)

@@ -259,3 +259,16 @@ def test_nondeterministic_tools_are_exempted_with_the_reason(pytester: pytest.Py
     result.stderr.fnmatch_lines(
         ["ERROR: the axm_nondeterministic ini setting: 'roll_dice' is not 'TOOL NAME: reason'*"]
     )
+
+
+def test_last_failed_and_xdist_work_per_check(pytester: pytest.Pytester) -> None:
+    args = ("--axm-conformance", "--axm-tool=zoo_axm:MeanTool", "--axm-tool=zoo_axm:SlugTool")
+    first = pytester.runpytest_subprocess(*args, "--axm-examples=10", "--axm-seed=3")
+    again = pytester.runpytest_subprocess(*args, "--axm-examples=10", "--axm-seed=3", "--lf")
+    total = sum(first.parseoutcomes().values())
+    again.assert_outcomes(failed=1, deselected=total - 1)
+    again.stdout.fnmatch_lines(["FAILED mean::result-json*"])
+    spread = pytester.runpytest_subprocess(
+        *args, "--axm-examples=10", "--axm-seed=3", "-n", "2", "-p", "no:cacheprovider"
+    )
+    assert spread.parseoutcomes() == first.parseoutcomes()
