@@ -47,8 +47,8 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     (
         "--axm-seed",
         "axm_seed",
-        "Seed for input generation, to reproduce a run. Default: a fresh random seed, printed "
-        "in the header.",
+        "Seed for input generation, to reproduce a run; 'last' reuses the previous run's. "
+        "Default: --hypothesis-seed if given, else a fresh random seed, printed in the header.",
         {"metavar": "SEED"},
     ),
     (
@@ -56,6 +56,32 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         "axm_checks",
         "Run only this check id (repeatable). Default: every check.",
         {"action": "append", "metavar": "ID"},
+    ),
+    (
+        "--axm-report",
+        "axm_report",
+        "Write the JSON certificate of the run to this path.",
+        {"metavar": "PATH"},
+    ),
+    (
+        "--axm-summary",
+        "axm_summary",
+        "Write a Markdown summary (one row per tool) to this path; it is also appended to "
+        "$GITHUB_STEP_SUMMARY when that is set.",
+        {"metavar": "PATH"},
+    ),
+    (
+        "--axm-baseline",
+        "axm_baseline",
+        "Known failures (JSON from --axm-baseline-write): they show as xfail with their reason; "
+        "one that now passes fails the run as stale.",
+        {"metavar": "PATH"},
+    ),
+    (
+        "--axm-baseline-write",
+        "axm_baseline_write",
+        "Write the run's failures to this path as a baseline file.",
+        {"metavar": "PATH"},
     ),
     (
         "--axm-name-pattern",
@@ -80,6 +106,7 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 )
 _LIST_INIS = {"axm_tools", "axm_checks"}
 STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
+STATS_HELP = "Print, per check, the examples run, inputs discarded and schema keywords exercised."
 NONDETERMINISTIC_HELP = (
     "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
     "shown where the check would have run."
@@ -103,6 +130,10 @@ def pytest_addoption(parser: Any) -> None:
         "--axm-strict", action="store_true", default=None, dest="axm_strict", help=STRICT_HELP
     )
     parser.addini("axm_strict", STRICT_HELP, type="bool", default=False)
+    group.addoption(
+        "--axm-stats", action="store_true", default=None, dest="axm_stats", help=STATS_HELP
+    )
+    parser.addini("axm_stats", STATS_HELP, type="bool", default=False)
     parser.addini("axm_nondeterministic", NONDETERMINISTIC_HELP, type="linelist")
 
 
@@ -112,6 +143,6 @@ def pytest_configure(config: Any) -> None:
         enabled = config.getini("axm_conformance")
     if not enabled:
         return
-    from axm_conformance._pytest import ConformancePlugin
+    from axm_conformance._pytest import register
 
-    config.pluginmanager.register(ConformancePlugin.from_config(config), "axm-conformance-kit")
+    register(config)

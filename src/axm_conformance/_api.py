@@ -119,4 +119,4 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
         certify(subject, key, options, seed, subjects)
         for subject, key in zip(subjects, item_keys(subjects), strict=True)
     )
-    return Report(tools=reports, settings=options)
+    return Report(tools=reports, settings=options, seed=seed)

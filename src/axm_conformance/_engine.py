@@ -10,6 +10,7 @@ then shrunk on its own, so one defect never hides another.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import random
 import time
@@ -29,8 +30,10 @@ from axm_conformance._settings import Settings
 from axm_conformance._strategies import (
     Mutation,
     boundary_inputs,
+    discarded_count,
     invalid_examples,
     invalid_inputs,
+    keywords_exercised,
     valid_inputs,
 )
 from axm_conformance._worker import Crash, Worker, WorkerConfig
@@ -89,6 +92,7 @@ class _Run:
     examples: int = 0
     failure: tuple[Call, tuple[str, ...]] | None = None
     notes: list[str] = field(default_factory=list)
+    keywords: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -105,6 +109,8 @@ class _Session:
     crashes: dict[str, int] = field(default_factory=dict)
     # Calls made, by feed and by what happened.
     statuses: dict[str, dict[str, int]] = field(default_factory=dict)
+    # Generated valid inputs the strategy threw away as invalid.
+    discarded: int = 0
 
     def call(self, value: Any, label: str, *, feed: str, repeat: bool) -> Call:
         """Call the tool through ``feed`` (twice when ``repeat``) and observe it."""
@@ -162,10 +168,16 @@ class _Session:
         status = call.observation.status
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
+        exercised = (
+            keywords_exercised(self.subject.input_schema, value)
+            if feed in ("valid", "invalid")
+            else frozenset()
+        )
         for run in runs:
             if status not in run.check.considers:
                 continue
             run.examples += 1
+            run.keywords |= exercised
             found = tuple(run.check.function(self.subject, call, self.context))
             run.notes.extend(item for item in found if isinstance(item, Note))
             violations = tuple(item for item in found if not isinstance(item, Note))
@@ -193,11 +205,12 @@ class _Session:
             return
         invalid = feed == "invalid"
 
+        # Settings not given here come from the active Hypothesis profile (the "ci" one when CI
+        # is set): derandomize, print_blob and the example database are the user's to choose.
         @hypothesis.seed(seed)
         @hypothesis.settings(
             max_examples=_invalid_count(self.settings) if invalid else self.settings.examples,
             deadline=None,
-            database=None,
             phases=(Phase.generate,),
             suppress_health_check=list(HealthCheck),
             verbosity=Verbosity.quiet,
@@ -235,19 +248,22 @@ class _Session:
                 found.append((call, violations))
             return matches
 
-        # HypothesisException: no smaller failing input, or the budget ran out while replaying it.
+        chosen = hypothesis.settings(
+            max_examples=max(self.settings.examples, 20),
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+        )
+        # With the profile's example database, the minimal failing input is saved and found
+        # first by the next run (a reproduction); Hypothesis ignores the database when given a
+        # random generator, so the seed steers shrinking only where there is no database.
         with contextlib.suppress(HypothesisException):
             hypothesis.find(
                 self.invalid if feed == "invalid" else self.valid,
                 fails,
-                settings=hypothesis.settings(
-                    max_examples=max(self.settings.examples, 20),
-                    deadline=None,
-                    database=None,
-                    suppress_health_check=list(HealthCheck),
-                    verbosity=Verbosity.quiet,
-                ),
-                random=random.Random(seed),
+                settings=chosen,
+                random=None if chosen.database is not None else random.Random(seed),
+                database_key=f"axm-conformance {self.subject.ref} {run.check.id}".encode(),
             )
         if found and _size(found[-1][0].input) <= _size(run.failure[0].input):
             run.failure = found[-1]
@@ -362,12 +378,14 @@ def _fuzz(
             ) from None
         if subject.call_style == "dict":
             mutations = [*mutations, *_not_objects()]
+        discarded_before = discarded_count(schema)
         with Worker(config) as worker:
             session = _Session(subject, runs, context, worker, settings, valid, invalid)
             with contextlib.suppress(_Stop):
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
                 session.explore(seed, feed="valid")
+            session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
                 for mutation in mutations:
                     session.judge_mutation(mutation)
@@ -419,6 +437,19 @@ def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]
 
 
 def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
+    """The outcome of one per-call check, with the statistics of its inputs."""
+    return dataclasses.replace(
+        _verdict(run, session, duration),
+        discarded=session.discarded if run.check.feed == "valid" else 0,
+        invalid_inputs=(
+            sum(session.statuses.get("invalid", {}).values()) if run.check.feed == "invalid" else 0
+        ),
+        keywords=tuple(sorted(run.keywords)),
+        callable_by_hand=run.check.feed in ("valid", "invalid"),
+    )
+
+
+def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     check = run.check
     if run.failure is not None:
         call, violations = run.failure

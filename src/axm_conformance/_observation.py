@@ -96,6 +96,7 @@ class SubjectInfo:
     missing: tuple[str, ...] = ()
     guards: int = 0
     concurrency: Any = None
+    distribution: tuple[str, str] | None = None  # (name, version) of the package it comes from
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ Everything here translates between pytest and the engine; what an item reports i
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -18,6 +20,15 @@ import pytest
 
 from _axm_conformance_pytestplugin import OPTIONS
 from axm_conformance._api import LoadError, inspect_tools, item_keys
+from axm_conformance._certificate import (
+    BaselineError,
+    baseline_of,
+    certificate,
+    item_record,
+    read_baseline,
+    summary_markdown,
+    write_json,
+)
 from axm_conformance._checks import CHECKS, Check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
@@ -25,7 +36,7 @@ from axm_conformance._report import ToolReport, format_failure
 from axm_conformance._settings import Settings, SettingsError, new_seed, parse_exemptions
 from axm_conformance._version import __version__
 
-__all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning"]
+__all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning", "register"]
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
 
@@ -34,7 +45,6 @@ _PARSERS: dict[str, tuple[str, Any, str]] = {
     "axm_protocol": ("protocol", str, "a protocol name"),
     "axm_examples": ("examples", int, "a whole number"),
     "axm_timeout": ("timeout", float, "a number of seconds"),
-    "axm_seed": ("seed", int, "a whole number"),
     "axm_name_pattern": ("name_pattern", str, "a regular expression"),
     "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
     "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),
@@ -75,6 +85,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     exemptions = config.getini("axm_nondeterministic")
     if exemptions:
         origin["nondeterministic"] = "the axm_nondeterministic ini setting"
+    values["seed"] = _seed(config)
     invocation = str(config.invocation_params.dir)
     values["sys_path"] = (*sys.path, invocation)
     try:
@@ -82,6 +93,41 @@ def settings_from_config(config: pytest.Config) -> Settings:
         return Settings(**values)
     except SettingsError as exc:
         raise pytest.UsageError(f"{origin.get(exc.setting, 'axm-conformance')}: {exc}") from None
+
+
+_SEED_KEY = "axm_conformance/seed"
+
+
+def _seed(config: pytest.Config) -> int:
+    """The run's seed: --axm-seed (a number, or 'last'), the controller's under xdist,
+    --hypothesis-seed, or a fresh one; remembered in the cache for --axm-seed=last."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and "axm_seed" in workerinput:
+        return int(workerinput["axm_seed"])
+    raw, where = _read(config, "axm_seed")
+    cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
+    if raw == "last":
+        last = cache.get(_SEED_KEY, None) if cache is not None else None
+        if not isinstance(last, int):
+            raise pytest.UsageError(
+                f"{where}: 'last' needs a previous run, and none is recorded in pytest's cache"
+            )
+        seed = last
+    elif raw is not None:
+        try:
+            seed = int(raw)
+        except ValueError:
+            raise pytest.UsageError(f"{where}: {raw!r} is not a whole number or 'last'") from None
+    else:
+        hypothesis_seed = config.getoption("hypothesis_seed", None)
+        if hypothesis_seed is not None:
+            text = str(hypothesis_seed)
+            seed = int(text) if text.isdigit() else zlib.crc32(text.encode())
+        else:
+            seed = new_seed()
+    if cache is not None:
+        cache.set(_SEED_KEY, seed)
+    return seed
 
 
 def published_refs(rootdir: Path) -> tuple[list[str], str]:
@@ -143,13 +189,20 @@ class ConformanceWarning(UserWarning):
 
 @dataclass
 class ConformancePlugin:
-    """Collects the items and certifies each tool once, on its first item."""
+    """Collects the items, certifies each tool once (on its first item), writes the outputs."""
 
+    config: pytest.Config
     settings: Settings
-    seed: int
     subjects: list[SubjectInfo]
     keys: list[str]
+    baseline: dict[tuple[str, str], str]
     reports: dict[str, ToolReport] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def seed(self) -> int:
+        assert self.settings.seed is not None
+        return self.settings.seed
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> ConformancePlugin:
@@ -167,8 +220,8 @@ class ConformancePlugin:
             subjects = inspect_tools(refs, settings)
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
-        seed = settings.seed if settings.seed is not None else new_seed()
-        return cls(settings=settings, seed=seed, subjects=subjects, keys=item_keys(subjects))
+        keys = item_keys(subjects)
+        return cls(config, settings, subjects, keys, _baseline(config, keys))
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = [
@@ -221,23 +274,121 @@ class ConformancePlugin:
             )
         return self.reports[item.key]
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        outcome = yield
+        record = getattr(item, "axm_record", None)
+        if record is not None and call.when == "call":
+            # Travels with the report, so pytest-xdist brings it back to the controller.
+            outcome.get_result().axm_record = record
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "axm_record", None)
+        if record is not None:
+            self.records.append(record)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput") or not self.records:
+            return  # an xdist worker: its records went to the controller
+        document = certificate(self.records, self.settings, self.seed)
+        written = []
+        report_path, _ = _read(self.config, "axm_report")
+        if report_path:
+            write_json(self._path(report_path), document)
+            written.append(f"certificate: {report_path}")
+        summary_path, _ = _read(self.config, "axm_summary")
+        markdown = summary_markdown(document)
+        if summary_path:
+            self._path(summary_path).write_text(markdown, encoding="utf-8")
+            written.append(f"summary: {summary_path}")
+        if os.environ.get("GITHUB_STEP_SUMMARY"):
+            with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as step:
+                step.write(markdown)
+        baseline_path, _ = _read(self.config, "axm_baseline_write")
+        if baseline_path:
+            write_json(self._path(baseline_path), baseline_of(self.records))
+            written.append(f"baseline: {baseline_path}")
+        self.written = written
+
+    def _path(self, text: str) -> Path:
+        return self.config.invocation_params.dir / text
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.reports:
+        if not self.records:
             return
+        document = certificate(self.records, self.settings, self.seed)
         terminalreporter.section("axm-conformance")
-        for key, report in self.reports.items():
+        for tool in document["tools"]:
             counts: dict[str, int] = {}
-            for outcome in report.outcomes:
-                counts[outcome.status] = counts.get(outcome.status, 0) + 1
+            for check in tool["checks"]:
+                counts[check["outcome"]] = counts.get(check["outcome"], 0) + 1
             tally = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
-            verdict = "certified" if report.certified else "NOT certified"
-            failed = ", ".join(outcome.check_id for outcome in report.failed)
+            verdict = "certified" if tool["certified"] else "NOT certified"
+            failed = [c["id"] for c in tool["checks"] if c["outcome"] == "failed"]
             terminalreporter.write_line(
-                f"{key} ({report.subject.protocol}): {verdict} ({tally})"
-                + (f": {failed}" if failed else "")
+                f"{tool['key']} ({tool['protocol']}): {verdict} ({tally})"
+                + (f": {', '.join(failed)}" if failed else "")
             )
+            if self.config.getoption("axm_stats") or self.config.getini("axm_stats"):
+                for check in tool["checks"]:
+                    if check["examples"] is not None:
+                        terminalreporter.write_line(
+                            f"    {check['id']}: {check['examples']} examples, "
+                            f"{check['invalid_inputs']} invalid inputs, "
+                            f"{check['discarded']} discarded; keywords: "
+                            + (", ".join(check["keywords"]) or "none")
+                        )
+        for line in getattr(self, "written", []):
+            terminalreporter.write_line(f"axm-conformance wrote the {line}")
         if CONTRACT.exists():
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
+
+
+class XdistHooks:
+    """pytest-xdist's hooks, registered only when it is installed (its hooks exist only then)."""
+
+    def __init__(self, plugin: ConformancePlugin) -> None:
+        self.plugin = plugin
+
+    def pytest_configure_node(self, node: Any) -> None:
+        """Every worker uses the controller's seed."""
+        node.workerinput["axm_seed"] = self.plugin.seed
+
+
+def register(config: pytest.Config) -> None:
+    """Turn the kit on for this pytest run."""
+    plugin = ConformancePlugin.from_config(config)
+    config.pluginmanager.register(plugin, "axm-conformance-kit")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(plugin), "axm-conformance-xdist")
+        # Keep each tool's items on one worker, so that it is certified once.
+        if getattr(config.option, "dist", "no") == "load":
+            config.option.dist = "loadgroup"
+    else:
+        config.addinivalue_line("markers", "xdist_group(name): the pytest-xdist worker group")
+
+
+def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], str]:
+    """Known failures from --axm-baseline; an entry naming no tool or check is an error."""
+    path, where = _read(config, "axm_baseline")
+    if not path:
+        return {}
+    try:
+        known = read_baseline(config.invocation_params.dir / path)
+    except BaselineError as exc:
+        raise pytest.UsageError(f"{where}: {exc}") from None
+    for tool, check in known:
+        if tool not in keys:
+            raise pytest.UsageError(
+                f"{where}: the baseline lists tool {tool!r}, which is not under test "
+                f"(tools: {', '.join(keys)}); remove the entry"
+            )
+        if check not in CHECKS:
+            raise pytest.UsageError(
+                f"{where}: the baseline lists check {check!r}, which does not exist; "
+                "remove the entry"
+            )
+    return known
 
 
 class ConformanceItem(pytest.Item):
@@ -257,10 +408,29 @@ class ConformanceItem(pytest.Item):
         self.key = key
         self.subject = subject
         self.check = check
+        self.axm_record: dict[str, Any] | None = None
+        # Recorded in --junitxml, and all pytest-xdist needs to keep one tool on one worker.
+        self.user_properties += [
+            ("axm_tool", key),
+            ("axm_check", check.id),
+            ("axm_seed", str(plugin.seed)),
+        ]
+        self.add_marker(pytest.mark.xdist_group(name=key))
 
     def runtest(self) -> None:
-        report = self.plugin.report_for(self)
+        plugin = self.plugin
+        report = plugin.report_for(self)
         outcome = report.outcome(self.check.id)
+        self.axm_record = item_record(report, outcome, plugin.settings)
+        known = plugin.baseline.get((self.key, self.check.id))
+        if known is not None:
+            if outcome.status == "failed":
+                pytest.xfail(f"known failure (baseline): {known}")
+            raise CheckFailed(
+                f"{self.check.id}: stale baseline entry: the baseline lists this check of "
+                f"{self.key} as a known failure ({known}), but it is now {outcome.status}; "
+                "remove the entry"
+            )
         if outcome.status == "skipped":
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
         if outcome.status == "failed":

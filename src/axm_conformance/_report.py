@@ -54,11 +54,24 @@ class Outcome:
     input_label: str = ""
     traceback: str = ""
     duration: float = 0.0
+    # Statistics of the inputs behind a per-call check: how many generated inputs the valid-input
+    # strategy threw away as invalid, how many invalid inputs the tool was given, and which schema
+    # keywords the judged inputs exercised.
+    discarded: int = 0
+    invalid_inputs: int = 0
+    keywords: tuple[str, ...] = ()
+    # Whether the failing call can be made by hand (not so for a probe of a modified copy).
+    callable_by_hand: bool = True
+
+    @property
+    def not_run(self) -> bool:
+        """A skip of an applicable check that could not run (as opposed to one not applying)."""
+        return self.status == "skipped" and any(m.startswith("not run") for m in self.messages)
 
 
 @dataclass(frozen=True)
 class ToolReport:
-    """Every outcome for one tool. It is certified when no check failed."""
+    """Every outcome for one tool. Certified when no check failed and none could not run."""
 
     subject: SubjectInfo
     key: str
@@ -67,7 +80,7 @@ class ToolReport:
 
     @property
     def certified(self) -> bool:
-        return all(outcome.status != "failed" for outcome in self.outcomes)
+        return not any(o.status == "failed" or o.not_run for o in self.outcomes)
 
     def outcome(self, check_id: str) -> Outcome:
         for outcome in self.outcomes:
@@ -87,9 +100,22 @@ class Report:
     tools: tuple[ToolReport, ...]
     settings: Settings
 
+    seed: int = 0
+
     @property
     def certified(self) -> bool:
         return all(tool.certified for tool in self.tools)
+
+    def certificate(self) -> dict[str, Any]:
+        """The JSON certificate of this report (see ``certificate.schema.json``)."""
+        from axm_conformance._certificate import certificate, item_record
+
+        records = [
+            item_record(tool, outcome, self.settings)
+            for tool in self.tools
+            for outcome in tool.outcomes
+        ]
+        return certificate(records, self.settings, self.seed)
 
 
 def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
@@ -102,7 +128,7 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
             options.append(f"{_OPTIONS[name]}={value}")
     lines = [_INDENT + shlex.join(options)]
     call = _CALLS.get(tool.subject.protocol)
-    if outcome.has_input and call:
+    if outcome.has_input and call and outcome.callable_by_hand:
         statement = call.format(input=repr(outcome.input))
         snippet = ["import asyncio"] if statement.startswith("asyncio.") else []
         snippet += [

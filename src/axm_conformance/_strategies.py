@@ -70,8 +70,10 @@ __all__ = [
     "UnsatisfiableSchemaError",
     "UnsupportedSchemaError",
     "boundary_inputs",
+    "discarded_count",
     "invalid_examples",
     "invalid_inputs",
+    "keywords_exercised",
     "keywords_of",
     "valid_inputs",
 ]
@@ -415,6 +417,53 @@ def keywords_of(schema: Any) -> frozenset[str]:
     )
 
 
+_ANNOTATIONS: Final = frozenset(
+    {"title", "description", "default", "examples", "$comment", "$defs", "definitions", "$schema",
+     "$id", "deprecated", "readOnly", "writeOnly"}
+)  # fmt: skip
+
+
+def keywords_exercised(schema: Any, value: Any) -> frozenset[str]:
+    """The keywords of the subschemas that `value` reaches: the root's, then those of each
+    property, pattern, item or branch the value has. Local `$ref`s are followed once each."""
+    found: set[str] = set()
+    seen: set[int] = set()
+
+    def visit(node: Any, item: Any) -> None:
+        if not isinstance(node, dict) or id(node) in seen:
+            return
+        seen.add(id(node))
+        found.update(key for key in node if key not in _ANNOTATIONS)
+        reference = node.get("$ref")
+        if isinstance(reference, str) and reference.startswith("#"):
+            target: Any = schema
+            for token in filter(None, reference[1:].split("/")):
+                token = token.replace("~1", "/").replace("~0", "~")
+                target = target.get(token) if isinstance(target, dict) else None
+            visit(target, item)
+        for key in ("allOf", "anyOf", "oneOf"):
+            for branch in node.get(key) or ():
+                visit(branch, item)
+        if isinstance(item, dict):
+            properties = node.get("properties") or {}
+            patterns = node.get("patternProperties") or {}
+            for name, member in item.items():
+                matched = [sub for pattern, sub in patterns.items() if re.search(pattern, name)]
+                if name in properties:
+                    visit(properties[name], member)
+                for sub in matched:
+                    visit(sub, member)
+                if name not in properties and not matched:
+                    visit(node.get("additionalProperties"), member)
+        elif isinstance(item, list):
+            prefix = node.get("prefixItems") or []
+            for index, member in enumerate(item):
+                visit(prefix[index] if index < len(prefix) else node.get("items"), member)
+
+    visit(schema, value)
+    return frozenset(found)
+
+
 def _dict_pointers(value: Any, pointer: str = "") -> Iterator[tuple[int, str]]:
     """`id` and pointer of every JSON object in a document, to name where a $ref lands."""
     if isinstance(value, dict):
@@ -721,7 +770,15 @@ class _Document:
         built = self.strategy((self.root,))
         if isinstance(built, _Empty):
             raise UnsatisfiableSchemaError(f"no value satisfies the schema: {built.reason}")
-        self.valid: _Strategy = built.filter(self.validator.is_valid)
+        # Values that construction got wrong are dropped here, and counted: a kit reports how
+        # many it threw away, since many discards mean the schema is hard to satisfy.
+        self.discarded = 0
+        self.valid: _Strategy = built.filter(self._kept)
+
+    def _kept(self, value: Any) -> bool:
+        kept: bool = self.validator.is_valid(value)
+        self.discarded += not kept
+        return kept
 
     # --- validation of subschemas
 
@@ -1865,6 +1922,11 @@ def _document(schema: Any) -> _Document:
     except (TypeError, ValueError) as err:
         raise InvalidSchemaError(f"the schema is not JSON: {err}") from None
     return _document_from(text)
+
+
+def discarded_count(schema: Any) -> int:
+    """How many generated values `valid_inputs(schema)` has thrown away as invalid so far."""
+    return _document(schema).discarded
 
 
 def valid_inputs(schema: Any) -> _Strategy:

@@ -1,0 +1,198 @@
+"""What a run leaves behind: the JSON certificate, its Markdown summary, and the baseline file.
+
+A certificate is assembled from one record per (tool, check). Records are plain JSON, so the same
+assembly serves a single process, ``check_tool`` and a pytest-xdist run (where each item's record
+travels back to the controller on its test report).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from collections.abc import Iterable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from axm_conformance._observation import canonical_json
+from axm_conformance._report import Outcome, ToolReport, format_failure
+from axm_conformance._settings import Settings
+from axm_conformance._version import __version__
+
+__all__ = [
+    "SCHEMA_PATH",
+    "BaselineError",
+    "baseline_of",
+    "certificate",
+    "item_record",
+    "read_baseline",
+    "summary_markdown",
+    "write_json",
+]
+
+SCHEMA_PATH = Path(__file__).parent / "data" / "certificate.schema.json"
+FORMAT = "axm-conformance certificate 1"
+
+
+def _schema_digest(schema: Any) -> str | None:
+    if schema is None:
+        return None
+    return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
+
+
+def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[str, Any]:
+    """The record of one check of one tool, as plain JSON."""
+    subject = tool.subject
+    # Plain strings: a record crosses pytest-xdist's channel, which knows no str subclasses.
+    messages = [str(message) for message in outcome.messages]
+    failure = None
+    if outcome.status in ("failed", "warning"):
+        failure = {
+            "summary": messages[0] if messages else "",
+            "messages": messages,
+            "input": outcome.input if outcome.has_input else None,
+            "input_label": outcome.input_label,
+            "report": format_failure(tool, outcome, settings),
+        }
+    distribution = subject.distribution
+    return {
+        "tool": {
+            "key": tool.key,
+            "ref": subject.ref,
+            "name": subject.name,
+            "protocol": subject.protocol,
+            "distribution": (
+                {"name": distribution[0], "version": distribution[1]} if distribution else None
+            ),
+            "input_schema_sha256": _schema_digest(subject.input_schema),
+        },
+        "check": {
+            "id": outcome.check_id,
+            "title": outcome.title,
+            "outcome": outcome.status,
+            "reason": messages[0] if outcome.status == "skipped" else None,
+            "not_run": outcome.not_run,
+            "notes": messages if outcome.status == "passed" else [],
+            "examples": outcome.examples,
+            "invalid_inputs": outcome.invalid_inputs,
+            "discarded": outcome.discarded,
+            "keywords": list(outcome.keywords),
+            "duration": round(outcome.duration, 6),
+            "failure": failure,
+        },
+    }
+
+
+def certificate(records: Iterable[dict[str, Any]], settings: Settings, seed: int) -> dict[str, Any]:
+    """The certificate of a run from its records (in any order, duplicates merged)."""
+    tools: dict[str, dict[str, Any]] = {}
+    for record in records:
+        tool = tools.setdefault(record["tool"]["key"], {**record["tool"], "checks": {}})
+        tool["checks"][record["check"]["id"]] = record["check"]
+    listed = []
+    for key in sorted(tools):
+        tool = tools[key]
+        checks = sorted(tool.pop("checks").values(), key=lambda check: check["id"])
+        tool["certified"] = not any(
+            check["outcome"] == "failed" or check["not_run"] for check in checks
+        )
+        tool["checks"] = checks
+        listed.append(tool)
+    chosen = asdict(settings)
+    chosen.pop("sys_path")
+    chosen["seed"] = seed
+    return {
+        "format": FORMAT,
+        "kit": {"name": "axm-conformance", "version": __version__},
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "seed": seed,
+        "settings": json.loads(json.dumps(chosen)),
+        "tools": listed,
+        "summary": {
+            "tools": len(listed),
+            "certified": sum(tool["certified"] for tool in listed),
+            "failed_checks": sum(
+                check["outcome"] == "failed" for tool in listed for check in tool["checks"]
+            ),
+            "warnings": sum(
+                check["outcome"] == "warning" for tool in listed for check in tool["checks"]
+            ),
+        },
+    }
+
+
+def summary_markdown(document: dict[str, Any]) -> str:
+    """A Markdown table, one row per tool: its verdict and its failed checks with reasons."""
+    summary = document["summary"]
+    lines = [
+        "## axm-conformance",
+        "",
+        f"{summary['certified']} of {summary['tools']} tools certified, seed {document['seed']}, "
+        f"axm-conformance {document['kit']['version']}.",
+        "",
+        "| tool | protocol | verdict | failed checks |",
+        "| --- | --- | --- | --- |",
+    ]
+    for tool in document["tools"]:
+        failed = [
+            f"`{check['id']}`: {_cell(check['failure']['summary'])}"
+            for check in tool["checks"]
+            if check["outcome"] == "failed"
+        ]
+        verdict = "certified" if tool["certified"] else "**not certified**"
+        lines.append(
+            f"| `{_cell(tool['key'])}` | {tool['protocol']} | {verdict} | "
+            + ("<br>".join(failed) or "none")
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def write_json(path: Path, document: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be read; the message says why."""
+
+
+def read_baseline(path: Path) -> dict[tuple[str, str], str]:
+    """Known failures from a baseline file: (tool key, check id) -> reason."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BaselineError(f"cannot read baseline {path}: {exc}") from None
+    entries = document.get("known_failures") if isinstance(document, dict) else None
+    if not isinstance(entries, list):
+        raise BaselineError(f"{path} has no 'known_failures' list")
+    known: dict[tuple[str, str], str] = {}
+    for entry in entries:
+        if not (
+            isinstance(entry, dict)
+            and all(isinstance(entry.get(key), str) for key in ("tool", "check", "reason"))
+        ):
+            raise BaselineError(f"{path}: {entry!r} is not {{tool, check, reason}}")
+        known[entry["tool"], entry["check"]] = entry["reason"]
+    return known
+
+
+def baseline_of(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A baseline listing every failed check of these records, its summary as the reason."""
+    failures = sorted(
+        (record["tool"]["key"], record["check"]["id"], record["check"]["failure"]["summary"])
+        for record in records
+        if record["check"]["outcome"] == "failed"
+    )
+    return {
+        "known_failures": [
+            {"tool": tool, "check": check, "reason": reason} for tool, check, reason in failures
+        ]
+    }

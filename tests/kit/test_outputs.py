@@ -1,0 +1,243 @@
+"""What a certification run leaves behind: reproduction, certificate, summary, baseline, stats,
+xdist equivalence and Hypothesis integration, each through pytest in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from axm_conformance._certificate import SCHEMA_PATH
+
+pytestmark = pytest.mark.usefixtures("fixtures_on_path")
+
+CERTIFICATE_SCHEMA = json.loads(SCHEMA_PATH.read_text())
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("--axm-conformance", *args)
+
+
+def reproduction(result: pytest.RunResult) -> tuple[list[str], str]:
+    """The pytest command and the Python code under the first "Reproduce with:"."""
+    lines = result.stdout.lines
+    start = lines.index("Reproduce with:")
+    command = lines[start + 1].split()
+    code: list[str] = []
+    if lines[start + 2] == "or in Python:":
+        code = [line[4:] for line in lines[start + 3 :] if line.startswith("    ")][:4]
+    return command, "\n".join(code)
+
+
+def without_timings(document: Any) -> Any:
+    if isinstance(document, dict):
+        return {k: without_timings(v) for k, v in document.items() if k != "duration"}
+    if isinstance(document, list):
+        return [without_timings(item) for item in document]
+    return document
+
+
+@pytest.mark.parametrize(
+    ("ref", "check", "expected", "hangs"),
+    [
+        ("zoo_axio:to_fahrenheit", "no-unexpected-exception", "KeyError: 'rankine'", False),
+        ("zoo_invalid:TitleCaseTool", "invalid-input-handled", "AttributeError", False),
+        ("zoo_hostile:SleepyTool", "call-completes", "", True),
+    ],
+)
+def test_reproduce_with_reproduces_ten_times_out_of_ten(
+    pytester: pytest.Pytester, ref: str, check: str, expected: str, hangs: bool
+) -> None:
+    first = run(pytester, f"--axm-tool={ref}", f"--axm-check={check}", "--axm-timeout=1")
+    first.assert_outcomes(failed=1)
+    command, code = reproduction(first)
+
+    def again(_: int) -> tuple[int, str]:
+        completed = subprocess.run(
+            [sys.executable, "-m", *command, "-p", "no:cacheprovider"],
+            capture_output=True,
+            text=True,
+            cwd=pytester.path,
+            check=False,
+        )
+        return completed.returncode, completed.stdout
+
+    with ThreadPoolExecutor(4) as pool:
+        reruns = list(pool.map(again, range(10)))
+    assert all(code == 1 and "FAILED " in out and check in out for code, out in reruns)
+    for _ in range(10):
+        if hangs:
+            with pytest.raises(subprocess.TimeoutExpired):
+                subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=3)
+            continue
+        completed = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert expected in completed.stderr
+
+
+def test_certificate_validates_and_is_reproducible(pytester: pytest.Pytester) -> None:
+    args = (
+        "--axm-tool=zoo_axm:MeanTool",
+        "--axm-tool=zoo_guards:read_note",
+        "--axm-tool=zoo_plain:Calculator",
+        "--axm-examples=10",
+        "--axm-seed=7",
+    )
+    run(pytester, *args, "--axm-report=one.json")
+    run(pytester, *args, "--axm-report=two.json")
+    one = json.loads((pytester.path / "one.json").read_text())
+    two = json.loads((pytester.path / "two.json").read_text())
+    Draft202012Validator(CERTIFICATE_SCHEMA).validate(one)
+    assert without_timings(one) == without_timings(two)
+    assert one["seed"] == 7 and one["settings"]["examples"] == 10
+    tools = {tool["key"]: tool for tool in one["tools"]}
+    assert tools["read_note"]["certified"] and not tools["mean"]["certified"]
+    assert tools["read_note"]["input_schema_sha256"] is not None
+    assert tools["calculator"]["protocol"] == "unknown"
+    mean = {check["id"]: check for check in tools["mean"]["checks"]}
+    assert mean["result-json"]["outcome"] == "failed"
+    assert mean["result-json"]["failure"]["input"] == {"values": []}
+    assert mean["result-json"]["examples"] > 10
+    assert mean["name-valid"]["examples"] is None
+    assert mean["guards-enforced"]["outcome"] == "skipped"
+    assert mean["guards-enforced"]["reason"] == "the tool has no guards"
+    assert mean["invalid-input-handled"]["invalid_inputs"] > 0
+
+
+def test_a_skipped_applicable_check_withholds_certification(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        domain_only=textwrap.dedent(
+            '''
+            from axm_runtime.axio import Tool
+
+            async def _read(path: str) -> str:
+                """Read a file."""
+                raise FileNotFoundError(path)
+
+            read = Tool(name="read", handler=_read)
+            '''
+        )
+    )
+    pytester.syspathinsert()
+    result = run(pytester, "--axm-tool=domain_only:read", "--axm-report=c.json")
+    result.stdout.fnmatch_lines(["*nothing tested: no call returned a value*"])
+    document = json.loads((pytester.path / "c.json").read_text())
+    assert document["tools"][0]["certified"] is False
+
+
+def test_summary_and_github_step_summary(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    step = pytester.path / "step.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    run(
+        pytester,
+        "--axm-tool=zoo_axm:MeanTool",
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-examples=5",
+        "--axm-summary=summary.md",
+    )
+    summary = (pytester.path / "summary.md").read_text()
+    assert "| `make_slug` | axm | certified | none |" in summary
+    assert "| `mean` | axm | **not certified** | `result-json`: $.data.mean: nan is not" in summary
+    assert step.read_text() == summary
+
+
+def test_baseline_turns_known_failures_into_xfail_and_catches_stale_entries(
+    pytester: pytest.Pytester,
+) -> None:
+    args = ("--axm-tool=zoo_axm:MeanTool", "--axm-tool=zoo_axm:SlugTool", "--axm-examples=5")
+    run(pytester, *args, "--axm-baseline-write=known.json")
+    known = json.loads((pytester.path / "known.json").read_text())
+    assert known["known_failures"] == [
+        {"tool": "mean", "check": "result-json", "reason": "$.data.mean: nan is not a JSON number"}
+    ]
+    result = run(pytester, *args, "--axm-baseline=known.json", "-rx")
+    assert result.ret == 0
+    result.assert_outcomes(xfailed=1, passed=31, skipped=14)
+    result.stdout.fnmatch_lines(["*known failure (baseline): $.data.mean: nan is not*"])
+
+    known["known_failures"].append({"tool": "make_slug", "check": "name-valid", "reason": "x"})
+    (pytester.path / "stale.json").write_text(json.dumps(known))
+    result = run(pytester, *args, "--axm-baseline=stale.json")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*stale baseline entry*now passed; remove the entry*"])
+
+    known["known_failures"].append({"tool": "gone", "check": "name-valid", "reason": "x"})
+    (pytester.path / "unknown.json").write_text(json.dumps(known))
+    result = run(pytester, *args, "--axm-baseline=unknown.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --axm-baseline: the baseline lists tool 'gone'*"])
+
+
+def test_stats_report_examples_discards_and_keywords(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--axm-tool=zoo_guards:read_note", "--axm-examples=10", "--axm-stats")
+    result.stdout.fnmatch_lines(
+        [
+            "read_note (axio): certified*",
+            "    call-completes: * examples, 0 invalid inputs, * discarded; keywords: *maxLength*",
+            "    invalid-input-handled: * examples, * invalid inputs, 0 discarded; keywords: *",
+        ]
+    )
+
+
+def test_xdist_gives_the_same_outcomes_and_one_certificate(pytester: pytest.Pytester) -> None:
+    args = (
+        "--axm-tool=zoo_axm:MeanTool",
+        "--axm-tool=zoo_guards:read_note",
+        "--axm-tool=zoo_axio:head",
+        "--axm-examples=10",
+        "--axm-seed=11",
+    )
+    serial = run(pytester, *args, "--axm-report=serial.json")
+    spread = run(pytester, *args, "-n", "2", "--axm-report=spread.json", "--junitxml=j.xml")
+    assert spread.parseoutcomes() == serial.parseoutcomes()
+    one = json.loads((pytester.path / "serial.json").read_text())
+    two = json.loads((pytester.path / "spread.json").read_text())
+    assert without_timings(one) == without_timings(two)
+    junit = (pytester.path / "j.xml").read_text()
+    assert '<property name="axm_tool" value="read_note" />' in junit
+    assert '<property name="axm_check" value="result-type" />' in junit
+    assert '<property name="axm_seed" value="11" />' in junit
+
+
+def test_seeds_from_last_run_and_from_hypothesis(pytester: pytest.Pytester) -> None:
+    first = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid")
+    seed = first.stdout.str().split("--axm-seed=")[1].split(" ")[0].rstrip(")")
+    last = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid", "--axm-seed=last")
+    last.stdout.fnmatch_lines([f"axm-conformance *seed {seed} *"])
+    hypothesis = run(
+        pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid", "--hypothesis-seed=42"
+    )
+    hypothesis.stdout.fnmatch_lines(["axm-conformance *seed 42 *"])
+    fresh = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--axm-conformance",
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-seed=last",
+    )
+    assert fresh.ret == pytest.ExitCode.USAGE_ERROR
+    fresh.stderr.fnmatch_lines(["ERROR: --axm-seed: 'last' needs a previous run*"])
+
+
+def test_hypothesis_profile_and_example_database_are_honoured(pytester: pytest.Pytester) -> None:
+    database = pytester.path / "examples-db"
+    pytester.makeconftest(
+        "from hypothesis import settings\n"
+        "from hypothesis.database import DirectoryBasedExampleDatabase\n"
+        f"settings.register_profile('team', database=DirectoryBasedExampleDatabase("
+        f"{str(database)!r}))\n"
+        "settings.load_profile('team')\n"
+    )
+    result = run(pytester, "--axm-tool=zoo_axm:MeanTool", "--axm-check=result-json")
+    result.assert_outcomes(failed=1)
+    assert any(path.is_file() for path in Path(database).rglob("*"))
