@@ -58,6 +58,13 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         {"action": "append", "metavar": "ID"},
     ),
     (
+        "--axm-tool-budget",
+        "axm_tool_budget",
+        "Seconds one tool may take over all its checks; checks still running when it runs out "
+        "fail as not run. Default: 600.",
+        {"metavar": "SECONDS"},
+    ),
+    (
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",

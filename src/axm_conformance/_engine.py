@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import random
 import time
 from collections.abc import Iterable
@@ -111,6 +112,16 @@ class _Session:
     statuses: dict[str, dict[str, int]] = field(default_factory=dict)
     # Generated valid inputs the strategy threw away as invalid.
     discarded: int = 0
+    # The tool's time budget: past this (time.monotonic) no call is made, and the feeds that
+    # had not finished leave their checks failing as "not run".
+    deadline: float = math.inf
+    exhausted: bool = False
+    finished: set[str] = field(default_factory=set)
+
+    def finish(self, *feeds: str) -> None:
+        """Mark feeds whose calls were all made (not cut short by the budget)."""
+        if not self.exhausted:
+            self.finished.update(feeds)
 
     def call(self, value: Any, label: str, *, feed: str, repeat: bool) -> Call:
         """Call the tool through ``feed`` (twice when ``repeat``) and observe it."""
@@ -162,6 +173,9 @@ class _Session:
         if not runs:
             return
         if self.crashes.get(feed, 0) >= _MAX_CRASHES:
+            raise _Stop
+        if time.monotonic() > self.deadline:
+            self.exhausted = True
             raise _Stop
         repeat = any(run.check.repeats for run in runs)
         call = self.call(value, label, feed=feed, repeat=repeat)
@@ -238,7 +252,10 @@ class _Session:
 
         def fails(case: Any) -> bool:
             # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
-            if time.monotonic() > deadline or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES:
+            if (
+                time.monotonic() > min(deadline, self.deadline)
+                or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES
+            ):
                 return False
             value, label = (case.value, _mutation_label(case)) if feed == "invalid" else (case, "")
             call = self.call(value, label, feed=feed, repeat=run.check.repeats)
@@ -381,17 +398,19 @@ def _fuzz(
         discarded_before = discarded_count(schema)
         with Worker(config) as worker:
             session = _Session(subject, runs, context, worker, settings, valid, invalid)
+            session.deadline = time.monotonic() + settings.tool_budget
             with contextlib.suppress(_Stop):
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
                 session.explore(seed, feed="valid")
+            session.finish("valid")
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
                 for mutation in mutations:
                     session.judge_mutation(mutation)
                 session.explore(seed, feed="invalid")
-            with contextlib.suppress(_Stop):
-                _probe(session, [example.value for example in boundary], mutations)
+            session.finish("invalid")
+            _probe(session, [example.value for example in boundary], mutations)
             for run in runs:
                 if run.failure is not None:
                     session.shrink(run, seed)
@@ -409,17 +428,22 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
     """Feed the guard and concurrency probes their inputs."""
     objects = [example for example in examples if isinstance(example, dict)]
     if not objects:
+        session.finish("guards", "crashing-guard", "concurrency")
         return
     with contextlib.suppress(_Stop):
         for value, label in _adversarial(session, objects):
             session.judge(value, label, feed="guards")
+    session.finish("guards")
     with contextlib.suppress(_Stop):
         for value in objects[:_CRASHING_GUARD_CALLS]:
             label = "a copy of the tool with a crashing guard first"
             session.judge(value, label, feed="crashing-guard")
+    session.finish("crashing-guard")
     refused = next((m.value for m in mutations if isinstance(m.value, dict)), None)
-    label = "concurrent calls with a slowed handler"
-    session.judge((objects[0], refused), label, feed="concurrency")
+    with contextlib.suppress(_Stop):
+        label = "concurrent calls with a slowed handler"
+        session.judge((objects[0], refused), label, feed="concurrency")
+    session.finish("concurrency")
 
 
 def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
@@ -451,6 +475,18 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
 
 def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     check = run.check
+    if run.failure is None and check.feed not in session.finished:
+        return Outcome(
+            check.id,
+            check.title,
+            "failed",
+            (
+                f"not run: the tool's time budget of {session.settings.tool_budget:g} s "
+                "(--axm-tool-budget) ran out before this check could finish",
+            ),
+            examples=run.examples,
+            duration=duration,
+        )
     if run.failure is not None:
         call, violations = run.failure
         observation = call.observation

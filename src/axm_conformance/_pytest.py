@@ -45,6 +45,7 @@ _PARSERS: dict[str, tuple[str, Any, str]] = {
     "axm_protocol": ("protocol", str, "a protocol name"),
     "axm_examples": ("examples", int, "a whole number"),
     "axm_timeout": ("timeout", float, "a number of seconds"),
+    "axm_tool_budget": ("tool_budget", float, "a number of seconds"),
     "axm_name_pattern": ("name_pattern", str, "a regular expression"),
     "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
     "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),

@@ -18,6 +18,7 @@ Status = Literal["passed", "failed", "skipped", "warning"]
 _OPTIONS = {
     "examples": "--axm-examples",
     "timeout": "--axm-timeout",
+    "tool_budget": "--axm-tool-budget",
     "protocol": "--axm-protocol",
     "name_pattern": "--axm-name-pattern",
     "max_result_bytes": "--axm-max-result-bytes",

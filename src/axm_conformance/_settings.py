@@ -39,7 +39,8 @@ class Settings:
     match, ``max_result_bytes`` for one serialised result, ``memory_limit`` in bytes for the
     worker (None: unlimited), ``nondeterministic`` (tool name, reason) pairs exempt from the
     determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
-    ``sys_path`` entries the worker imports tools from.
+    ``tool_budget`` seconds one tool may take over all its checks, ``sys_path`` entries the
+    worker imports tools from.
     """
 
     examples: int = 100
@@ -52,6 +53,7 @@ class Settings:
     memory_limit: int | None = 2 * 1024**3
     nondeterministic: tuple[tuple[str, str], ...] = ()
     strict: bool = False
+    tool_budget: float = 600.0
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -67,6 +69,15 @@ class Settings:
         ):
             raise SettingsError(
                 "timeout", f"timeout must be a positive number of seconds, not {self.timeout!r}"
+            )
+        if (
+            isinstance(self.tool_budget, bool)
+            or not isinstance(self.tool_budget, int | float)
+            or not (self.tool_budget > 0)
+        ):
+            raise SettingsError(
+                "tool_budget",
+                f"tool_budget must be a positive number of seconds, not {self.tool_budget!r}",
             )
         if self.seed is not None:
             _whole(self.seed, "seed", minimum=0)

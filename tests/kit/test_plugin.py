@@ -272,3 +272,22 @@ def test_last_failed_and_xdist_work_per_check(pytester: pytest.Pytester) -> None
         *args, "--axm-examples=10", "--axm-seed=3", "-n", "2", "-p", "no:cacheprovider"
     )
     assert spread.parseoutcomes() == first.parseoutcomes()
+
+
+def test_a_tool_budget_fails_the_checks_it_cut_short(pytester: pytest.Pytester) -> None:
+    result = run(
+        pytester,
+        "--axm-tool=zoo_hostile:SleepyTool",
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-timeout=1",
+        "--axm-tool-budget=2",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAILED sleepy::call-completes*",
+            "FAILED sleepy::result-type*",
+            "*not run: the tool's time budget of 2 s (--axm-tool-budget) ran out*",
+            "make_slug (axm): certified*",
+        ]
+    )
