@@ -65,6 +65,13 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         {"metavar": "SECONDS"},
     ),
     (
+        "--axm-worker-user",
+        "axm_worker_user",
+        "Run tool code as this unprivileged user (when pytest runs as root), in its throw-away "
+        "directory: for tools that run commands or write files.",
+        {"metavar": "USER"},
+    ),
+    (
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",

@@ -65,10 +65,27 @@ def inspect_tools(refs: Sequence[str], settings: Settings) -> list[SubjectInfo]:
     Raises :class:`LoadError` with a one-line message for a reference that cannot be loaded.
     """
     config = WorkerConfig(
-        timeout=_LOAD_TIMEOUT, sys_path=settings.sys_path, memory_limit=settings.memory_limit
+        timeout=_LOAD_TIMEOUT,
+        sys_path=settings.sys_path,
+        memory_limit=settings.memory_limit,
+        user=settings.worker_user,
     )
-    with Worker(config) as worker:
-        outcome = worker.call("axm_conformance._agent:inspect_refs", list(refs), settings.protocol)
+    try:
+        worker = Worker(config)
+    except ValueError as exc:  # an unknown user, or one this process cannot switch to
+        raise SettingsError("worker_user", str(exc)) from None
+    with worker:
+        try:
+            outcome = worker.call(
+                "axm_conformance._agent:inspect_refs", list(refs), settings.protocol
+            )
+        except PermissionError as exc:
+            raise SettingsError(
+                "worker_user",
+                f"user {settings.worker_user!r} cannot run this Python ({sys.executable}): "
+                f"{exc.strerror}; run the kit from an interpreter and environment that user "
+                "can read (e.g. a virtual environment outside /root)",
+            ) from None
     if outcome.error is not None:
         if outcome.error.type_name.rpartition(".")[2] == "LoadError":
             raise LoadError(outcome.error.message)

@@ -381,6 +381,7 @@ def _fuzz(
         timeout=settings.timeout,
         sys_path=settings.sys_path,
         memory_limit=settings.memory_limit,
+        user=settings.worker_user,
         setup="axm_conformance._agent:open_tool",
         setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
     )

@@ -46,6 +46,7 @@ _PARSERS: dict[str, tuple[str, Any, str]] = {
     "axm_examples": ("examples", int, "a whole number"),
     "axm_timeout": ("timeout", float, "a number of seconds"),
     "axm_tool_budget": ("tool_budget", float, "a number of seconds"),
+    "axm_worker_user": ("worker_user", str, "a user name"),
     "axm_name_pattern": ("name_pattern", str, "a regular expression"),
     "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
     "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),
@@ -221,6 +222,8 @@ class ConformancePlugin:
             subjects = inspect_tools(refs, settings)
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
+        except SettingsError as exc:
+            raise pytest.UsageError(f"--axm-worker-user: {exc}") from None
         keys = item_keys(subjects)
         return cls(config, settings, subjects, keys, _baseline(config, keys))
 

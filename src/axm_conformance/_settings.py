@@ -39,8 +39,8 @@ class Settings:
     match, ``max_result_bytes`` for one serialised result, ``memory_limit`` in bytes for the
     worker (None: unlimited), ``nondeterministic`` (tool name, reason) pairs exempt from the
     determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
-    ``tool_budget`` seconds one tool may take over all its checks, ``sys_path`` entries the
-    worker imports tools from.
+    ``tool_budget`` seconds one tool may take over all its checks, ``worker_user`` the
+    (unprivileged) account tool code runs as, ``sys_path`` entries the worker imports tools from.
     """
 
     examples: int = 100
@@ -54,6 +54,7 @@ class Settings:
     nondeterministic: tuple[tuple[str, str], ...] = ()
     strict: bool = False
     tool_budget: float = 600.0
+    worker_user: str | None = None
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import signal
@@ -181,6 +182,21 @@ def test_children_of_a_timed_out_call_are_killed(worker: Worker) -> None:
     assert wait_dead(int(pid_file.read_text()))
 
 
+def test_processes_that_left_the_group_are_killed_on_close() -> None:
+    with Worker(config()) as worker:
+        escapees = worker.call(f"{T}:spawn_escapees").value
+        assert all(alive(pid) for pid in escapees.values())
+        # The daemon's parent exited: the worker, a child subreaper, adopted it.
+        assert worker.call(f"{T}:parent_of", escapees["daemon"]).value == worker.pid
+    assert all(wait_dead(pid) for pid in escapees.values())
+
+
+def test_a_process_that_left_the_group_dies_with_a_crashed_worker(worker: Worker) -> None:
+    pid_file = worker.workdir / "escapee.pid"
+    assert crash_of(worker.call(f"{T}:spawn_escapee_and_exit", str(pid_file))).exit_code == 3
+    assert wait_dead(int(pid_file.read_text()))
+
+
 def test_children_are_killed_on_close() -> None:
     with Worker(config()) as worker:
         sleeper = worker.call(f"{T}:spawn_sleeper").value
@@ -229,6 +245,26 @@ def test_a_50_mib_result_arrives(worker: Worker) -> None:
     outcome = worker.call(f"{T}:big", size, timeout=20)
     assert outcome.ok
     assert len(outcome.value) == size
+
+
+def test_an_emptied_sys_modules_does_not_break_the_reply(worker: Worker) -> None:
+    assert worker.call(f"{T}:wipe_modules").value == RemoteError(
+        "Wiped", "sys.modules is empty", ""
+    )
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_a_lowered_recursion_limit_does_not_break_the_reply(worker: Worker) -> None:
+    depth = 200
+    value = worker.call(f"{T}:lower_recursion_limit_and_nest", depth).value
+    assert value == worker.call(f"{T}:nested", depth).value
+    assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_stacks_are_dumped_even_after_the_target_closed_stderr(worker: Worker) -> None:
+    crash = crash_of(worker.call(f"{T}:close_stderr_and_spin", timeout=0.5))
+    assert crash.kind == "timeout"
+    assert "in close_stderr_and_spin" in crash.stderr_tail
 
 
 def test_the_memory_limit_turns_a_big_allocation_into_a_memory_error() -> None:
@@ -291,11 +327,42 @@ def test_an_unpicklable_return_value_is_an_error(worker: Worker) -> None:
     assert worker.call(f"{T}:echo", 1).value == (1,)
 
 
-def test_a_value_the_parent_cannot_unpickle_is_an_error(worker: Worker) -> None:
-    error = error_of(worker.call(f"{T}:only_in_worker"))
-    assert error.type_name == "ModuleNotFoundError"
+def test_a_value_the_parent_cannot_unpickle_is_an_error() -> None:
+    with Worker(config(trusted_modules=("module_only_in_worker",))) as worker:
+        error = error_of(worker.call(f"{T}:only_in_worker"))
+        assert error.type_name == "ModuleNotFoundError"
+        assert "could not be unpickled by the parent" in error.message
+        assert worker.call(f"{T}:echo", 1).value == (1,)
+
+
+def test_the_parent_unpickles_only_classes_of_trusted_modules(
+    worker: Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(HERE)
+    error = error_of(worker.call(f"{T}:thing", "a"))
+    assert error.type_name == "_pickle.UnpicklingError"
+    assert f"refused to load {T}.Thing" in error.message
     assert "could not be unpickled by the parent" in error.message
-    assert worker.call(f"{T}:echo", 1).value == (1,)
+    with Worker(config(trusted_modules=(T,))) as trusting:
+        assert type(trusting.call(f"{T}:thing", "a").value).__name__ == "Thing"
+
+
+def test_subclasses_of_plain_types_arrive_as_plain_types_and_run_nothing(
+    worker: Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AXM_WORKER_TEST_PICKLE_RAN", raising=False)
+    value = worker.call(f"{T}:plain_subclasses").value
+    assert value == {
+        "text": "text",
+        "count": 3,
+        "pair": ("a", 1),
+        "table": {"key": "value"},
+        "list": ["item"],
+        "flag": True,
+    }
+    assert [type(item) for item in value.values()] == [str, int, tuple, dict, list, bool]
+    assert type(value["pair"][0]) is str and type(value["table"]["key"]) is str
+    assert "AXM_WORKER_TEST_PICKLE_RAN" not in os.environ
 
 
 def test_the_workdir_is_cwd_and_home_and_is_removed_on_close() -> None:
@@ -375,6 +442,24 @@ def test_an_orphaned_worker_kills_itself(tmp_path: Path) -> None:
         pid = int(process.stdout.readline())
         process.kill()
     assert wait_dead(pid, 5.0)
+
+
+def test_an_orphaned_worker_kills_the_processes_that_left_its_group(tmp_path: Path) -> None:
+    parent = textwrap.dedent(
+        f"""
+        import json
+        from pathlib import Path
+        from axm_conformance._worker import Worker, WorkerConfig
+        worker = Worker(WorkerConfig(sys_path=({HERE!r},), workdir=Path({str(tmp_path)!r})))
+        print(json.dumps(worker.call("{T}:spawn_escapees").value), flush=True)
+        worker.call("{T}:spin", timeout=60)
+        """
+    )
+    with subprocess.Popen([sys.executable, "-c", parent], stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        escapees = json.loads(process.stdout.readline())
+        process.kill()
+    assert all(wait_dead(pid, 5.0) for pid in escapees.values())
 
 
 def test_round_trips_are_fast(worker: Worker) -> None:

@@ -20,6 +20,8 @@ import time
 import types
 from typing import Any
 
+from axm_conformance._worker import RemoteError
+
 
 def echo(state: Any, *args: Any) -> tuple[Any, ...]:
     return args
@@ -182,3 +184,109 @@ def stderr_then_exit(state: Any, text: str, status: int) -> None:
     sys.stderr.write(text)
     sys.stderr.flush()
     os._exit(status)
+
+
+class Thing:
+    """A class of this module: the parent does not unpickle it unless this module is trusted."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Thing) and other.label == self.label
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def thing(state: Any, label: str) -> Thing:
+    return Thing(label)
+
+
+class _RunsCode(str):
+    """A str whose unpickling would run code in whatever process unpickles it."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (exec, ("import os; os.environ['AXM_WORKER_TEST_PICKLE_RAN'] = 'yes'",))
+
+
+class _Count(int):
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (exec, ("import os; os.environ['AXM_WORKER_TEST_PICKLE_RAN'] = 'yes'",))
+
+
+class _Pair(tuple):  # type: ignore[type-arg]
+    pass
+
+
+class _Table(dict):  # type: ignore[type-arg]
+    def keys(self) -> Any:
+        raise RuntimeError("the parent must not need this")
+
+
+def plain_subclasses(state: Any) -> dict[str, Any]:
+    return {
+        "text": _RunsCode("text"),
+        "count": _Count(3),
+        "pair": _Pair((_RunsCode("a"), 1)),
+        "table": _Table(key=_RunsCode("value")),
+        "list": [_RunsCode("item")],
+        "flag": True,
+    }
+
+
+def spawn_escapees(state: Any) -> dict[str, int]:
+    """Start a sleeper in a session of its own and a double-forked daemon; return their pids."""
+    detached = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    read, write = os.pipe()
+    if os.fork() == 0:  # the intermediate process: starts the daemon and exits at once
+        try:
+            os.setsid()
+            daemon = subprocess.Popen(["sleep", "61"])
+            os.write(write, str(daemon.pid).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        daemon_pid = int(pipe.read())
+    return {"detached": detached.pid, "daemon": daemon_pid}
+
+
+def spawn_escapee_and_exit(state: Any, pid_file: str) -> None:
+    with open(pid_file, "w") as file:
+        file.write(str(subprocess.Popen(["sleep", "60"], start_new_session=True).pid))
+    os._exit(3)
+
+
+def parent_of(state: Any, pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as file:
+        return int(file.read().rpartition(")")[2].split()[1])
+
+
+def wipe_modules(state: Any) -> Any:
+    """Empty sys.modules, then return an instance of a kit class, which pickling looks up."""
+    sys.modules.clear()
+    return RemoteError("Wiped", "sys.modules is empty", "")
+
+
+def nested(state: Any, depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def lower_recursion_limit_and_nest(state: Any, depth: int) -> Any:
+    """Leave almost no stack above this frame, then return a value pickled recursively."""
+    frames = 0
+    frame = sys._getframe()
+    while frame is not None:
+        frames += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    sys.setrecursionlimit(frames + 5)
+    return nested(state, depth)
+
+
+def close_stderr_and_spin(state: Any) -> None:
+    os.close(2)
+    while True:
+        pass

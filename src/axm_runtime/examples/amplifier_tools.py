@@ -38,7 +38,7 @@ class CalculatorTool:
             return ToolResult(success=False, error="input must be an object")
         operation, a, b = input.get("operation"), input.get("a"), input.get("b")
         numbers = all(isinstance(x, int | float) and not isinstance(x, bool) for x in (a, b))
-        if not numbers or operation not in _OPERATIONS:
+        if not numbers or not isinstance(operation, str) or operation not in _OPERATIONS:
             return ToolResult(success=False, error="expected operation, a and b (numbers)")
         if operation == "divide" and b == 0:
             return ToolResult(success=False, error={"message": "division by zero"})
