@@ -26,6 +26,21 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         {"action": "append", "metavar": "REF"},
     ),
     (
+        "--axm-validator",
+        "axm_validators",
+        "A JSON Schema validator to certify: module:func taking (data, schema) and returning a "
+        "ValidationResult, a bool or a list of errors. Repeatable. One item per (keyword, suite) "
+        "and (keyword, differential).",
+        {"action": "append", "metavar": "REF"},
+    ),
+    (
+        "--axm-validator-keywords",
+        "axm_validator_keywords",
+        "The keywords the validators claim: all (default), a comma-separated list, or "
+        "module:attr naming a collection.",
+        {"metavar": "KEYWORDS"},
+    ),
+    (
         "--axm-protocol",
         "axm_protocol",
         "The protocol to certify against: auto (detect), axm, axio, tool_use or amplifier. "
@@ -118,7 +133,7 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         {"metavar": "BYTES"},
     ),
 )
-_LIST_INIS = {"axm_tools", "axm_checks"}
+_LIST_INIS = {"axm_tools", "axm_checks", "axm_validators"}
 STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
 STATS_HELP = "Print, per check, the examples run, inputs discarded and schema keywords exercised."
 NONDETERMINISTIC_HELP = (

@@ -2,16 +2,29 @@
 
 These functions run inside the worker process (see :mod:`axm_conformance._worker`), the only place
 tool code ever runs. Everything they return is plain data from :mod:`axm_conformance._observation`.
+
+A tool shares the worker process with this code, so :func:`invoke` assumes the worst of it: the
+call may raise anything, return an object that raises or hangs when read, or leave the process
+changed. Whatever happens, invoke returns an Observation, and it describes what the call left
+behind (files written outside the working directory, processes and threads left running, closed
+or replaced standard streams, a changed working directory, environment, ``sys.modules`` or event
+loop) as ``side_effects``, one sentence each.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import dataclasses
 import inspect
+import os
+import sys
+import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +42,11 @@ __all__ = ["ToolState", "describe", "inspect_refs", "invoke", "open_tool"]
 
 _KIT_DIR = str(Path(__file__).resolve().parent)
 _CAUSE_DEPTH = 8
+# A traceback deeper than this (a runaway recursion) shows only its first and last frames.
+_TRACEBACK_FRAMES = 1000
+_TRACEBACK_HEAD = 50
+_TRACEBACK_TAIL = 50
+_MESSAGE_LIMIT = 10_000
 
 
 def inspect_refs(state: None, refs: list[str], protocol: str) -> list[SubjectInfo]:
@@ -38,10 +56,23 @@ def inspect_refs(state: None, refs: list[str], protocol: str) -> list[SubjectInf
         loop = asyncio.new_event_loop()
         try:
             for sub_ref, obj, hint in load(ref, loop.run_until_complete):
-                subjects.append(adapter_for(obj, sub_ref, _protocol(protocol, hint)).describe())
+                described = adapter_for(obj, sub_ref, _protocol(protocol, hint)).describe()
+                subjects.append(dataclasses.replace(described, distribution=_distribution(obj)))
         finally:
             loop.close()
     return subjects
+
+
+def _distribution(obj: Any) -> tuple[str, str] | None:
+    """The installed distribution that provides the module ``obj`` was defined in, if any."""
+    module = getattr(obj, "__module__", None) or type(obj).__module__
+    top = (module or "").partition(".")[0]
+    for name in metadata.packages_distributions().get(top, ()):
+        try:
+            return name, metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def _protocol(option: str, hint: str) -> str:
@@ -55,6 +86,8 @@ class ToolState:
     adapter: Adapter
     loop: asyncio.AbstractEventLoop
     size_limit: int
+    # The project's files, to tell what a call wrote outside its working directory.
+    files: FileWatch | None = field(default=None, repr=False)
 
 
 def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
@@ -65,7 +98,8 @@ def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
     if len(loaded) != 1:
         raise ValueError(f"{ref!r} names {len(loaded)} tools, not one")
     sub_ref, obj, hint = loaded[0]
-    return ToolState(adapter_for(obj, sub_ref, _protocol(protocol, hint)), loop, size_limit)
+    adapter = adapter_for(obj, sub_ref, _protocol(protocol, hint))
+    return ToolState(adapter, loop, size_limit, FileWatch(project_roots()))
 
 
 def describe(state: ToolState) -> SubjectInfo:
@@ -77,17 +111,28 @@ def invoke(state: ToolState, input: Any, invalid: bool = False) -> Observation:
 
     An ``invalid`` input goes the way the protocol's caller sends one: the adapter may refuse it
     as the orchestrator would (``rejected``) or route it through the protocol's own validation.
+    Never raises: when even observing the call fails (the tool left the process unable to run
+    the kit's code, say), the failure is reported as what the call raised.
     """
+    try:
+        return _invoke(state, input, invalid)
+    except BaseException as exc:
+        _release(exc)
+        return Observation(
+            status="raised",
+            exception=_safe_exception_info(exc, note="raised while the kit observed the call"),
+        )
+
+
+def _invoke(state: ToolState, input: Any, invalid: bool) -> Observation:
     adapter = state.adapter
     before = jsonable(copy.deepcopy(input))[0]
-    if state.loop.is_closed():
-        # A tool closed the loop it was given; later calls still need one.
-        state.loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(state.loop)
+    _renew_loop(state)
     if invalid:
         refusal = adapter.refuses(input)
         if refusal:
             return Observation(status="rejected", rejected_because=refusal)
+    watch = Watch(state)
     adapter.handler_called = None
     started = time.perf_counter()
     try:
@@ -95,42 +140,113 @@ def invoke(state: ToolState, input: Any, invalid: bool = False) -> Observation:
         if inspect.isawaitable(value):
             value = state.loop.run_until_complete(asyncio.ensure_future(value, loop=state.loop))
     except BaseException as exc:
-        return Observation(
+        duration = time.perf_counter() - started
+        # The tool's frames keep its locals (a memory bomb's hoard) alive: free them first.
+        _release(exc)
+        observation = Observation(
             status="raised",
-            exception=exception_info(exc),
+            exception=_safe_exception_info(exc),
             mutation=first_difference(before, jsonable(input)[0]),
             handler_called=adapter.handler_called,
-            duration=time.perf_counter() - started,
+            duration=duration,
         )
+        return with_side_effects(observation, watch.changes())
     duration = time.perf_counter() - started
-    return Observation(
+    try:
+        result = adapter.facts(value, size_limit=state.size_limit)
+    except BaseException as exc:
+        # Reading the returned object raised what ordinary error handling lets through
+        # (KeyboardInterrupt, SystemExit): for the caller that is what the call raised.
+        _release(exc)
+        note = f"raised while reading the {_type_name(value)} the call returned"
+        observation = Observation(
+            status="raised",
+            exception=_safe_exception_info(exc, note=note),
+            mutation=first_difference(before, jsonable(input)[0]),
+            handler_called=adapter.handler_called,
+            duration=duration,
+        )
+        return with_side_effects(observation, watch.changes())
+    observation = Observation(
         status="returned",
-        result=adapter.facts(value, size_limit=state.size_limit),
+        result=result,
         mutation=first_difference(before, jsonable(input)[0]),
         handler_called=adapter.handler_called,
         duration=duration,
     )
+    return with_side_effects(observation, watch.changes())
 
 
-def exception_info(exc: BaseException, depth: int = 0) -> ExceptionInfo:
-    """The exception as data, its traceback starting at the first frame outside the kit."""
+def _renew_loop(state: ToolState) -> None:
+    """Give the calls an event loop again when a tool closed the one they ran on.
+
+    A loop a tool left running in a thread of its own is kept: the calls then fail as they
+    would in the agent whose loop the tool took over.
+    """
+    if state.loop.is_closed():
+        state.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(state.loop)
+
+
+def _type_name(value: Any) -> str:
+    return str.__str__(type(value).__name__)
+
+
+def _release(exc: BaseException) -> None:
+    """Clear the locals of the finished frames an exception and its causes hold on to."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < _CAUSE_DEPTH:
+        seen.add(id(current))
+        with contextlib.suppress(Exception):
+            traceback.clear_frames(current.__traceback__)
+        current = current.__cause__ or current.__context__
+
+
+def _safe_exception_info(exc: BaseException, note: str = "") -> ExceptionInfo:
+    """:func:`exception_info`, or the bare type when describing the exception fails too."""
+    try:
+        return exception_info(exc, note=note)
+    except BaseException:
+        cls = type(exc)
+        name = _type_name(exc)
+        return ExceptionInfo(
+            type_name=name,
+            qualified_name=f"{str.__str__(cls.__module__)}.{str.__str__(cls.__qualname__)}",
+            ancestors=tuple(str.__str__(klass.__name__) for klass in cls.__mro__),
+            message=note,
+            traceback=f"{name}: <the traceback could not be formatted>\n",
+            is_exception=isinstance(exc, Exception),
+        )
+
+
+def exception_info(exc: BaseException, depth: int = 0, note: str = "") -> ExceptionInfo:
+    """The exception as data, its traceback starting at the first frame outside the kit.
+
+    ``note`` is added to the message, in parentheses. A message longer than 10,000 characters
+    is cut, and so is a traceback deeper than 1,000 frames (to its first and last 50).
+    """
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_KIT_DIR):
         tb = tb.tb_next
     try:
-        message = str(exc)
-    except Exception as read_error:
+        message = str.__str__(str(exc))
+    except BaseException as read_error:
         message = f"<str() of the exception raised {type(read_error).__name__}>"
+    if len(message) > _MESSAGE_LIMIT:
+        message = f"{message[:_MESSAGE_LIMIT]}... ({len(message):,} characters)"
+    if note:
+        message = f"{message} ({note})" if message else note
     try:
-        text = "".join(traceback.format_exception(type(exc), exc, tb))
-    except Exception:
+        text = _format_traceback(exc, tb)
+    except BaseException:
         text = f"{type(exc).__name__}: {message}\n"
     nested = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     cls: type[BaseException] = type(exc)
     return ExceptionInfo(
-        type_name=cls.__name__,
+        type_name=str.__str__(cls.__name__),
         qualified_name=f"{cls.__module__}.{cls.__qualname__}",
-        ancestors=tuple(klass.__name__ for klass in cls.__mro__),
+        ancestors=tuple(str.__str__(klass.__name__) for klass in cls.__mro__),
         message=message,
         traceback=text,
         is_exception=isinstance(exc, Exception),
@@ -140,3 +256,381 @@ def exception_info(exc: BaseException, depth: int = 0) -> ExceptionInfo:
             else None
         ),
     )
+
+
+def _format_traceback(exc: BaseException, tb: Any) -> str:
+    """``traceback.format_exception``, cut to its first and last frames when it is very deep."""
+    frames = 0
+    cursor = tb
+    while cursor is not None:
+        frames += 1
+        cursor = cursor.tb_next
+    if frames <= _TRACEBACK_FRAMES:
+        return "".join(traceback.format_exception(type(exc), exc, tb))
+    head = traceback.format_list(traceback.extract_tb(tb, limit=_TRACEBACK_HEAD))
+    tail_tb = tb
+    for _ in range(frames - _TRACEBACK_TAIL):
+        tail_tb = tail_tb.tb_next
+    tail = traceback.format_exception(type(exc), exc, tail_tb, chain=False)
+    omitted = frames - _TRACEBACK_HEAD - _TRACEBACK_TAIL
+    return "".join([tail[0], *head, f"  [... {omitted:,} more frames ...]\n", *tail[1:]])
+
+
+# What a call left behind.
+
+# Directories never walked when watching the project: version control, virtual environments,
+# caches of tools that run next to the kit. Their own entry is still watched.
+_UNWATCHED = frozenset(
+    {".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "node_modules"}
+    | {".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis", "site-packages"}
+)
+# A project larger than this many files and directories is not watched: a snapshot per call
+# would cost more than the calls.
+_WATCH_LIMIT = 3000
+# At most this many paths, names or processes are listed per side effect.
+_SHOWN = 5
+_STREAMS = ("stdin", "stdout", "stderr")
+_FD_NAMES = ("input", "output", "error")
+# Threads the kit's own event loop starts for run_in_executor.
+_LOOP_THREAD_PREFIX = "asyncio_"
+
+Snapshot = dict[str, tuple[int, int, int, bool]]
+
+
+def with_side_effects(observation: Observation, effects: tuple[str, ...]) -> Observation:
+    """The observation carrying ``effects`` as its ``side_effects``."""
+    return dataclasses.replace(observation, side_effects=effects) if effects else observation
+
+
+def project_roots() -> tuple[str, ...]:
+    """The directories of the project under test: the import path outside the installation.
+
+    The entries of ``sys.path`` that are not part of the Python installation or its
+    site-packages, and neither contain nor lie inside the worker's working directory; nested
+    entries are covered by the outermost.
+    """
+    workdir = os.path.realpath(os.getcwd())
+    installed = {
+        os.path.realpath(prefix)
+        for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    }
+    roots: list[str] = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        path = os.path.realpath(entry)
+        parts = set(Path(path).parts)
+        if (
+            parts & _UNWATCHED
+            or _within(path, workdir)
+            or _within(workdir, path)
+            or any(_within(path, prefix) for prefix in installed)
+        ):
+            continue
+        roots.append(path)
+    return tuple(
+        root
+        for root in dict.fromkeys(roots)
+        if not any(other != root and _within(root, other) for other in roots)
+    )
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+class FileWatch:
+    """The files under the project's roots, to tell which ones a call created, changed or
+    removed. Each snapshot is the baseline of the next call, so one walk is made per call.
+    Compiled bytecode (which other processes write as they import) is ignored."""
+
+    def __init__(self, roots: tuple[str, ...]) -> None:
+        self.roots = roots
+        self.skipped = {
+            os.path.realpath(path)
+            for path in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.getcwd())
+        }
+        self.snapshot = self.take()
+
+    def take(self) -> Snapshot | None:
+        """Each path's (mtime, size, inode, is a directory), or None when there are too many."""
+        found: Snapshot = {}
+        pending = list(self.roots)
+        while pending:
+            directory = pending.pop()
+            try:
+                entries = os.scandir(directory)
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    try:
+                        stat = entry.stat(follow_symlinks=False)
+                        is_directory = entry.is_dir(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    found[entry.path] = (stat.st_mtime_ns, stat.st_size, stat.st_ino, is_directory)
+                    if len(found) > _WATCH_LIMIT:
+                        return None
+                    if (
+                        is_directory
+                        and entry.name not in _UNWATCHED
+                        and entry.path not in self.skipped
+                    ):
+                        pending.append(entry.path)
+        return found
+
+    def changes(self) -> str:
+        """What changed since the last snapshot, as a sentence ("" when nothing did)."""
+        before = self.snapshot
+        if before is None:
+            return ""
+        after = self.take()
+        self.snapshot = after
+        if after is None:
+            return ""
+        created = _topmost(
+            path
+            for path in after
+            if path not in before and os.path.basename(path) not in _UNWATCHED
+        )
+        removed = _topmost(path for path in before if path not in after)
+        modified = [
+            path
+            for path, facts in after.items()
+            if path in before and not facts[3] and facts[:3] != before[path][:3]
+        ]
+        parts = [
+            f"{verb} {_listed(sorted(path for path in paths if not _bytecode(path)))}"
+            for verb, paths in (("created", created), ("modified", modified), ("removed", removed))
+            if any(not _bytecode(path) for path in paths)
+        ]
+        if not parts:
+            return ""
+        return "wrote outside its working directory, in the project: " + "; ".join(parts)
+
+
+def _topmost(paths: Any) -> list[str]:
+    """The paths that are not inside another of them (a new directory stands for its files)."""
+    chosen = sorted(paths)
+    kept: list[str] = []
+    for path in chosen:
+        if not kept or not _within(path, kept[-1]):
+            kept.append(path)
+    return kept
+
+
+def _bytecode(path: str) -> bool:
+    name = os.path.basename(path)
+    return name.endswith(".pyc") or ".pyc." in name
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:_SHOWN])
+    return f"{shown} and {len(items) - _SHOWN} more" if len(items) > _SHOWN else shown
+
+
+class Watch:
+    """The state of the worker process before a call, to say what the call changed in it."""
+
+    def __init__(self, state: ToolState) -> None:
+        self.state = state
+        self.cwd = _cwd()
+        self.streams = tuple(getattr(sys, name, None) for name in _STREAMS)
+        self.descriptors = tuple(_descriptor(fd) for fd in range(3))
+        self.stdout_size = _size(1)
+        self.children = _children()
+        self.recursion_limit = sys.getrecursionlimit()
+        # An earlier call may have replaced these by something that cannot be copied.
+        self.environ: dict[str, str] = _or(lambda: dict(os.environ), {})
+        self.modules: dict[str, Any] = _or(lambda: dict(sys.modules), {})
+        self.threads: set[threading.Thread] = _or(lambda: set(threading.enumerate()), set())
+
+    def changes(self) -> tuple[str, ...]:
+        """One sentence per thing the call left changed; never raises."""
+        effects: list[str] = []
+        for check in (
+            self._files,
+            self._processes,
+            self._threads,
+            self._loop,
+            self._descriptors,
+            self._streams,
+            self._stdout,
+            self._cwd,
+            self._environ,
+            self._modules,
+            self._recursion_limit,
+        ):
+            try:
+                effects.extend(check())
+            except Exception as exc:
+                effects.append(f"<the kit could not tell: {type(exc).__name__}: {exc}>")
+        return tuple(effects)
+
+    def _files(self) -> list[str]:
+        watch = self.state.files
+        found = watch.changes() if watch is not None else ""
+        return [found] if found else []
+
+    def _processes(self) -> list[str]:
+        left = []
+        for pid in sorted(_children() - self.children):
+            name = _process_name(pid)
+            if name is not None:
+                left.append(f"{pid} ({name})")
+        if not left:
+            return []
+        return [f"left {_count(len(left), 'process', 'processes')} running: {_listed(left)}"]
+
+    def _threads(self) -> list[str]:
+        left = [
+            thread
+            for thread in threading.enumerate()
+            if thread not in self.threads
+            and thread.is_alive()
+            and not thread.name.startswith(_LOOP_THREAD_PREFIX)
+        ]
+        if not left:
+            return []
+        names = [f"{thread.name}{' (daemon)' if thread.daemon else ''}" for thread in left]
+        return [f"left {_count(len(left), 'thread', 'threads')} running: {_listed(names)}"]
+
+    def _loop(self) -> list[str]:
+        loop = self.state.loop
+        if loop.is_closed():
+            return ["closed the event loop it was called on"]
+        if loop.is_running():
+            return ["left the event loop it was called on running, in another thread"]
+        return []
+
+    def _descriptors(self) -> list[str]:
+        return [
+            f"closed its standard {name} (file descriptor {fd})"
+            for fd, (name, before) in enumerate(zip(_FD_NAMES, self.descriptors, strict=True))
+            if before is not None and _descriptor(fd) is None
+        ]
+
+    def _streams(self) -> list[str]:
+        return [
+            f"replaced sys.{name} by {_a(getattr(sys, name, None))}"
+            for name, before in zip(_STREAMS, self.streams, strict=True)
+            if getattr(sys, name, None) is not before
+        ]
+
+    def _stdout(self) -> list[str]:
+        stdout = sys.stdout
+        if stdout is self.streams[1] and stdout is sys.__stdout__ and stdout is not None:
+            # Output still buffered in sys.stdout counts too. A replaced stdout is not touched:
+            # its flush is the tool's code.
+            with contextlib.suppress(Exception):
+                stdout.flush()
+        after = _size(1)
+        if self.stdout_size is None or after is None or after <= self.stdout_size:
+            return []
+        return [f"wrote {after - self.stdout_size:,} bytes to its standard output"]
+
+    def _cwd(self) -> list[str]:
+        now = _cwd()
+        if now == self.cwd:
+            return []
+        if now is None:
+            return ["removed its working directory"]
+        return [f"changed the working directory to {now}"]
+
+    def _environ(self) -> list[str]:
+        now = dict(os.environ)
+        changed = sorted(name for name in now if self.environ.get(name, None) != now[name])
+        removed = sorted(name for name in self.environ if name not in now)
+        parts = [
+            f"{verb} {_listed(names)}"
+            for verb, names in (("set", changed), ("removed", removed))
+            if names
+        ]
+        return [f"changed the environment: {'; '.join(parts)}"] if parts else []
+
+    def _modules(self) -> list[str]:
+        now = sys.modules
+        removed = sorted(name for name in self.modules if name not in now)
+        replaced = sorted(
+            name for name, module in self.modules.items() if name in now and now[name] is not module
+        )
+        return [
+            f"{verb} {_listed(names)} in sys.modules"
+            for verb, names in (("removed", removed), ("replaced", replaced))
+            if names
+        ]
+
+    def _recursion_limit(self) -> list[str]:
+        now = sys.getrecursionlimit()
+        if now == self.recursion_limit:
+            return []
+        return [f"changed the recursion limit from {self.recursion_limit} to {now}"]
+
+
+def _or(read: Any, default: Any) -> Any:
+    try:
+        return read()
+    except Exception:
+        return default
+
+
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _descriptor(fd: int) -> tuple[int, int] | None:
+    try:
+        stat = os.fstat(fd)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _size(fd: int) -> int | None:
+    """The size of the regular file behind ``fd`` (the worker's output log), else None."""
+    try:
+        stat = os.fstat(fd)
+    except OSError:
+        return None
+    return stat.st_size if stat.st_mode & 0o170000 == 0o100000 else None
+
+
+def _children() -> set[int]:
+    """The worker's child processes (it adopts orphans, so daemons are among them)."""
+    found: set[int] = set()
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/children") as file:
+                found.update(int(pid) for pid in file.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _process_name(pid: int) -> str | None:
+    """The command name of a live process; None for one that has exited."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    name, _, rest = stat.partition(b" (")[2].rpartition(b") ")
+    if rest[:1] in (b"Z", b"X"):
+        return None
+    return name.decode("utf-8", "replace")
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _a(value: Any) -> str:
+    return "None" if value is None else f"a {_type_name(value)}"

@@ -136,8 +136,8 @@ class _Session:
         outcome = self.worker.call(target, *args, timeout=self.settings.timeout * _SCALE[feed])
         if outcome.error is not None:
             raise _NotRunnable(
-                f"the tool could not be loaded in the worker: {outcome.error.type_name}: "
-                f"{outcome.error.message}"
+                f"the tool could not be loaded or called in the worker: "
+                f"{outcome.error.type_name}: {outcome.error.message}"
             )
         if outcome.crash is None:
             if isinstance(outcome.value, Observation):

@@ -154,6 +154,7 @@ class Observation:
     mutation: str = ""  # where the call changed its input, when it did
     rejected_because: str = ""  # why the caller refused the input before the tool saw it
     handler_called: bool | None = None  # None where it cannot be observed
+    side_effects: tuple[str, ...] = ()  # what the call left behind, one sentence each
     duration: float = 0.0
 
     def signature(self) -> str:

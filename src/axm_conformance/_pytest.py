@@ -206,10 +206,19 @@ class ConformancePlugin:
         assert self.settings.seed is not None
         return self.settings.seed
 
+    validators: list[str] = field(default_factory=list)
+    claim: frozenset[str] | None = None
+    validator_reports: dict[str, Any] = field(default_factory=dict)
+
     @classmethod
     def from_config(cls, config: pytest.Config) -> ConformancePlugin:
         settings = settings_from_config(config)
+        validators, claim = _validators(config)
         refs, _ = _read(config, "axm_tools")
+        if not refs and validators:
+            return cls(
+                config, settings, [], [], _baseline(config, []), validators=validators, claim=claim
+            )
         if not refs:
             refs, looked_for = published_refs(config.rootpath)
             if not refs:
@@ -225,7 +234,8 @@ class ConformancePlugin:
         except SettingsError as exc:
             raise pytest.UsageError(f"--axm-worker-user: {exc}") from None
         keys = item_keys(subjects)
-        return cls(config, settings, subjects, keys, _baseline(config, keys))
+        baseline = _baseline(config, keys)
+        return cls(config, settings, subjects, keys, baseline, validators=validators, claim=claim)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = [
@@ -242,7 +252,7 @@ class ConformancePlugin:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         checks = [CHECKS[check_id] for check_id in self.settings.checks or CHECKS]
-        collected = [
+        collected: list[pytest.Item] = [
             ConformanceItem.from_parent(
                 session,
                 name=f"{key}::{check.id}",
@@ -255,11 +265,34 @@ class ConformancePlugin:
             for subject, key in zip(self.subjects, self.keys, strict=True)
             for check in checks
         ]
+        collected += self._validator_items(session)
         items.extend(collected)
         # The items have no file to be collected from; report them so that pytest counts them.
         result: list[pytest.Item | pytest.Collector] = [*collected]
         report = pytest.CollectReport("axm-conformance", "passed", None, result)
         config.hook.pytest_collectreport(report=report)
+
+    def _validator_items(self, session: pytest.Session) -> list[pytest.Item]:
+        if not self.validators:
+            return []
+        from axm_conformance._validators import differential_keywords, suite_cases
+
+        suite_rows = sorted({case.keyword for case in suite_cases(self.claim)})
+        fuzz_rows = differential_keywords(self.claim)
+        return [
+            ValidatorItem.from_parent(
+                session,
+                name=f"{ref}[{keyword}]::{kind}",
+                nodeid=f"{ref}[{keyword}]::{kind}",
+                plugin=self,
+                ref=ref,
+                keyword=keyword,
+                kind=kind,
+            )
+            for ref in self.validators
+            for kind, rows in (("suite", suite_rows), ("differential", fuzz_rows))
+            for keyword in rows
+        ]
 
     def report_for(self, item: ConformanceItem) -> ToolReport:
         """The tool's report, certifying it (for the checks still selected) on first use."""
@@ -318,6 +351,14 @@ class ConformancePlugin:
         return self.config.invocation_params.dir / text
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.validator_reports:
+            from axm_conformance._validators import format_table, run_suite
+
+            terminalreporter.section("axm-conformance validators")
+            for ref, differentials in self.validator_reports.items():
+                terminalreporter.write_line(ref)
+                table = format_table(run_suite(ref, self.claim), differentials)
+                terminalreporter.write_line(table)
         if not self.records:
             return
         document = certificate(self.records, self.settings, self.seed)
@@ -348,6 +389,73 @@ class ConformancePlugin:
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
 
 
+class ValidatorItem(pytest.Item):
+    """One keyword of a validator: its JSON-Schema-Test-Suite cases, or differential fuzzing."""
+
+    def __init__(
+        self, *, plugin: ConformancePlugin, ref: str, keyword: str, kind: str, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.plugin = plugin
+        self.ref = ref
+        self.keyword = keyword
+        self.kind = kind
+        self.user_properties += [("axm_validator", ref), ("axm_keyword", keyword)]
+
+    def runtest(self) -> None:
+        from axm_conformance._validators import (
+            differential,
+            format_disagreement,
+            format_failures,
+            run_suite,
+        )
+
+        plugin = self.plugin
+        if self.kind == "suite":
+            report = run_suite(self.ref, plugin.claim, only=[self.keyword])
+            if not report.ok:
+                raise CheckFailed(format_failures(report, self.keyword))
+            return
+        found = differential(
+            self.ref,
+            self.keyword,
+            examples=plugin.settings.examples,
+            seed=plugin.seed,
+            keywords=plugin.claim,
+        )
+        plugin.validator_reports.setdefault(self.ref, []).append(found)
+        if not found.ok:
+            raise CheckFailed("\n\n".join(format_disagreement(x) for x in found.disagreements))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.ref}[{self.keyword}]::{self.kind}"
+
+
+def _validators(config: pytest.Config) -> tuple[list[str], frozenset[str] | None]:
+    """The validators to certify and the keywords they claim; bad ones are usage errors."""
+    refs, where = _read(config, "axm_validators")
+    if not refs:
+        return [], None
+    from axm_conformance._validators import load_keywords, load_validator
+
+    keywords, keywords_where = _read(config, "axm_validator_keywords")
+    try:
+        claim = load_keywords(keywords or "all")
+    except LoadError as exc:
+        raise pytest.UsageError(f"{keywords_where}: {exc}") from None
+    for ref in refs:
+        try:
+            load_validator(ref)
+        except LoadError as exc:
+            raise pytest.UsageError(f"{where}: {exc}") from None
+    return list(refs), claim
+
+
 class XdistHooks:
     """pytest-xdist's hooks, registered only when it is installed (its hooks exist only then)."""
 
@@ -365,11 +473,10 @@ def register(config: pytest.Config) -> None:
     config.pluginmanager.register(plugin, "axm-conformance-kit")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(plugin), "axm-conformance-xdist")
-        # Keep each tool's items on one worker, so that it is certified once.
+        # Keep each tool's items on one worker, so that it is certified once: loadscope groups
+        # items by the first part of their id, which for the kit's items is the tool.
         if getattr(config.option, "dist", "no") == "load":
-            config.option.dist = "loadgroup"
-    else:
-        config.addinivalue_line("markers", "xdist_group(name): the pytest-xdist worker group")
+            config.option.dist = "loadscope"
 
 
 def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], str]:
@@ -413,13 +520,12 @@ class ConformanceItem(pytest.Item):
         self.subject = subject
         self.check = check
         self.axm_record: dict[str, Any] | None = None
-        # Recorded in --junitxml, and all pytest-xdist needs to keep one tool on one worker.
+        # Recorded as properties in --junitxml.
         self.user_properties += [
             ("axm_tool", key),
             ("axm_check", check.id),
             ("axm_seed", str(plugin.seed)),
         ]
-        self.add_marker(pytest.mark.xdist_group(name=key))
 
     def runtest(self) -> None:
         plugin = self.plugin

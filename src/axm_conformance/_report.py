@@ -19,6 +19,7 @@ _OPTIONS = {
     "examples": "--axm-examples",
     "timeout": "--axm-timeout",
     "tool_budget": "--axm-tool-budget",
+    "worker_user": "--axm-worker-user",
     "protocol": "--axm-protocol",
     "name_pattern": "--axm-name-pattern",
     "max_result_bytes": "--axm-max-result-bytes",

@@ -55,7 +55,6 @@ from urllib.parse import quote
 
 from hypothesis import assume
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator, SchemaError
 from referencing import Registry
 from referencing._core import Resolver  # where referencing defines it; not re-exported
@@ -1810,6 +1809,10 @@ def _strings(f: _Facts) -> _Strategy | _Empty:
         leaf["pattern"] = f.patterns[0]
     if f.formats:
         leaf["format"] = f.formats[0]
+    # Imported on first use: importing hypothesis-jsonschema reads Hypothesis' Unicode tables,
+    # which Hypothesis reports as slow work when it happens while pytest configures plugins.
+    from hypothesis_jsonschema import from_schema
+
     built: _Strategy = from_schema(leaf, custom_formats=_CUSTOM_FORMATS)
     others = [re.compile(p) for p in f.patterns[1:]]
     formats = f.formats[1:]

@@ -6,6 +6,14 @@ parent talks to it over a private pair of pipes (length-prefixed pickle frames),
 timeout itself and kills the worker's whole process group when anything goes wrong. Whatever the
 worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a :class:`RemoteError`
 or a :class:`Crash`.
+
+Tool code is also assumed hostile. Every process it starts is found and killed with the worker:
+its process group and session, its descendants (the worker adopts orphaned ones as a child
+subreaper) and any process carrying the worker's token in its environment, so a double-forked
+daemon in a session of its own does not survive either. What the worker sends back is unpickled
+by the parent with only the trusted modules' classes allowed, and the worker sends subclasses of
+str, int, dict and the like as their plain base types: a value cannot make the parent import,
+let alone run, the target's code.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import faulthandler
 import fcntl
 import functools
 import importlib
+import io
 import math
 import os
 import pickle
@@ -30,11 +39,12 @@ import tempfile
 import threading
 import time
 import traceback
+import types
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import IO, Any, Literal, NoReturn, Self
 
 __all__ = ["Crash", "CrashKind", "Outcome", "RemoteError", "Worker", "WorkerConfig"]
 
@@ -64,6 +74,19 @@ _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
 _STDOUT_NAME = ".axm-worker.stdout"
 _STDERR_NAME = ".axm-worker.stderr"
+# Every process the worker starts inherits this variable, whose value is unique to the worker.
+TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
+# Killing strays is repeated until none is found, at most this many times (a fork bomb races).
+_SWEEP_ROUNDS = 50
+_SWEEP_PAUSE = 0.01
+# Globals a reply may name besides those of the trusted modules: plain types only.
+_SAFE_BUILTINS = frozenset(
+    {"bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list"}
+    | {"range", "set", "slice", "str", "tuple"}
+)
+_PR_SET_CHILD_SUBREAPER = 36
+# The worker's exit status when a target broke its channel (EX_SOFTWARE).
+_CHANNEL_LOST = 70
 
 
 @dataclass(frozen=True)
@@ -76,6 +99,8 @@ class WorkerConfig:
     worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the worker as that user, which
     needs root. ``env`` adds environment variables. ``setup`` ("module:qualname") is called with
     ``setup_args`` at every worker start; what it returns is the ``state`` passed to targets.
+    ``trusted_modules`` names the packages and modules whose classes and functions a reply may
+    refer to; the parent refuses to unpickle any other global (besides plain builtin types).
     """
 
     timeout: float = 5.0
@@ -86,6 +111,7 @@ class WorkerConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     setup: str | None = None
     setup_args: tuple[Any, ...] = ()
+    trusted_modules: tuple[str, ...] = ("axm_conformance",)
 
 
 @dataclass(frozen=True)
@@ -146,6 +172,7 @@ class Worker:
             "memory_limit": config.memory_limit,
             "setup": config.setup,
             "setup_args": config.setup_args,
+            "trusted_modules": config.trusted_modules,
         }
         try:
             self._start_message = pickle.dumps(start, pickle.HIGHEST_PROTOCOL)
@@ -215,7 +242,7 @@ class Worker:
             late = f"the call to {target} did not return within {seconds} s"
             return Outcome(crash=self._crash(lost, late, "during the call"))
         if tag == _VALUE:
-            return _unpickle_value(target, body)
+            return _unpickle_value(target, body, self._config.trusted_modules)
         return self._error_or_crash(tag, body, "during the call")
 
     def restart(self) -> None:
@@ -254,6 +281,7 @@ class Worker:
             stdout, stderr, to_worker_r, to_worker_w, from_worker_r, from_worker_w = fds
             with contextlib.suppress(OSError):
                 fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            token = os.urandom(16).hex()
             popen = subprocess.Popen(
                 [
                     sys.executable,
@@ -268,7 +296,7 @@ class Worker:
                 stdout=stdout,
                 stderr=stderr,
                 cwd=self._workdir,
-                env=self._env,
+                env={**self._env, TOKEN_VARIABLE: token},
                 pass_fds=(to_worker_r, from_worker_w),
                 start_new_session=True,
                 user=uid,
@@ -281,7 +309,7 @@ class Worker:
             raise
         for fd in (to_worker_r, from_worker_w, stdout):
             os.close(fd)
-        process = _Process(popen, to_worker_w, from_worker_r, stderr)
+        process = _Process(popen, to_worker_w, from_worker_r, stderr, token)
         self._resources.process = process
         seconds = max(self._config.timeout, _MIN_SETUP_TIMEOUT)
         deadline = time.monotonic() + seconds
@@ -308,7 +336,7 @@ class Worker:
         """Decode an error reply; anything else is a protocol violation."""
         if tag == _ERROR:
             with contextlib.suppress(Exception):
-                fields = pickle.loads(body)
+                fields = _loads(body, self._config.trusted_modules)
                 if (
                     isinstance(fields, tuple)
                     and len(fields) == 3
@@ -366,9 +394,15 @@ class _Process:
     """One running worker process: its channel, its stderr log and how to stop it."""
 
     def __init__(
-        self, popen: subprocess.Popen[bytes], to_worker: int, from_worker: int, stderr: int
+        self,
+        popen: subprocess.Popen[bytes],
+        to_worker: int,
+        from_worker: int,
+        stderr: int,
+        token: str,
     ):
         self.popen = popen
+        self.token = token
         self.to_worker = to_worker
         self.from_worker = from_worker
         self.stderr = stderr
@@ -475,8 +509,9 @@ class _Process:
         if self.stopped:
             return "", False
         self.stopped = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
+        # Until the worker is reaped its pid, group and session ids cannot be reused, so every
+        # process found by them is one of its own.
+        kill_strays(self.popen.pid, self.token)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(_REAP_TIMEOUT)
         size = os.fstat(self.stderr).st_size
@@ -538,9 +573,109 @@ def _credentials(user: str | None) -> tuple[int, int] | None:
     return None
 
 
-def _unpickle_value(target: str, body: bytearray) -> Outcome:
+def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[int]:
+    """SIGKILL the worker ``leader`` and every process it started; return the pids killed.
+
+    A process belongs to the worker when it is in the worker's process group or session, when
+    it descends from the worker, or when its environment carries the worker's ``token``. Each
+    round stops the processes it finds before killing them, so that none forks in between,
+    and rounds repeat until one finds nothing left. ``spare`` is never signalled (the worker
+    itself, when it cleans up after its parent died).
+    """
+    killed: list[int] = []
+    for _ in range(_SWEEP_ROUNDS):
+        found = [pid for pid in _members(leader, token) if pid != spare]
+        if not found:
+            break
+        for number in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, number)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if spare is None:
+                os.killpg(leader, signal.SIGKILL)
+        killed.extend(found)
+        time.sleep(_SWEEP_PAUSE)
+    return killed
+
+
+def _members(leader: int, token: str) -> list[int]:
+    """Live processes (zombies excluded) of the worker ``leader``: see :func:`kill_strays`."""
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    own = os.getpid()
+    parents: dict[int, int] = {}
+    found: set[int] = set()
     try:
-        return Outcome(value=pickle.loads(body))
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == own:
+            continue
+        pid = int(entry)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        # Fields after the command name (which may hold spaces and parentheses).
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) < 4 or fields[0] in (b"Z", b"X"):
+            continue
+        parents[pid] = int(fields[1])
+        if leader in (pid, int(fields[2]), int(fields[3])):
+            found.add(pid)
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as file:
+                environ = file.read()
+        except OSError:
+            continue
+        if marker in environ.split(b"\0"):
+            found.add(pid)
+    found.update(_descendants(leader, parents))
+    return sorted(found)
+
+
+def _descendants(root: int, parents: Mapping[int, int]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    pending = [root]
+    while pending:
+        for child in children.get(pending.pop(), ()):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles only plain builtin types and the trusted modules' classes and functions."""
+
+    def __init__(self, file: IO[bytes], trusted: tuple[str, ...]) -> None:
+        super().__init__(file)
+        self.trusted = trusted
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module == "builtins" and name in _SAFE_BUILTINS) or any(
+            module == prefix or module.startswith(prefix + ".") for prefix in self.trusted
+        ):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(
+            f"refused to load {module}.{name}: only plain builtin types and the trusted modules "
+            f"({', '.join(self.trusted) or 'none'}) may be sent by the worker"
+        )
+
+
+def _loads(body: bytes | bytearray, trusted: tuple[str, ...]) -> Any:
+    return _Unpickler(io.BytesIO(body), trusted).load()
+
+
+def _unpickle_value(target: str, body: bytearray, trusted: tuple[str, ...]) -> Outcome:
+    try:
+        return Outcome(value=_loads(body, trusted))
     except Exception as exc:
         message = f"the return value of {target} could not be unpickled by the parent: {exc}"
         return Outcome(error=RemoteError(_type_name(exc), message, traceback.format_exc()))
@@ -613,9 +748,13 @@ def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
 def _serve(channel_in: int, channel_out: int, parent: int) -> int:
     """Run setup, then answer call frames until the parent closes the channel."""
     channel_in, channel_out = _relocate(channel_in), _relocate(channel_out)
-    faulthandler.enable()
-    faulthandler.register(_STACK_SIGNAL, all_threads=True)
-    threading.Thread(target=_die_with_parent, args=(parent,), daemon=True).start()
+    # Stack dumps go to a private copy of the stderr log, which a target closing fd 2 keeps.
+    _KEPT.append(stacks := open(_relocate(os.dup(2)), "w"))  # noqa: SIM115 - lives as long
+    faulthandler.enable(stacks)
+    faulthandler.register(_STACK_SIGNAL, stacks, all_threads=True)
+    token = os.environ.get(TOKEN_VARIABLE, "")
+    threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
+    _become_subreaper()
 
     def wait() -> None:
         select.select([channel_in], [], [])
@@ -624,6 +763,7 @@ def _serve(channel_in: int, channel_out: int, parent: int) -> int:
     start = pickle.loads(body)
     _limit_resources(start["memory_limit"])
     sys.path[:0] = start["sys_path"]
+    guard = _Guard(tuple(start["trusted_modules"]))
     state = None
     if start["setup"] is not None:
         try:
@@ -631,18 +771,42 @@ def _serve(channel_in: int, channel_out: int, parent: int) -> int:
         except BaseException as exc:
             _write_frame(channel_out, _ERROR, _describe(exc))
             return 1
+    guard.remember()
     _write_frame(channel_out, _READY, b"")
     pid = os.getpid()
     while True:
         try:
             _, body = _read_frame(channel_in, wait)
         except EOFError:
+            # The parent closed the channel or died: nothing the worker started may outlive it.
+            kill_strays(pid, token, spare=pid)
             return 0
-        reply = _run(body, state)
+        except OSError as exc:
+            _channel_lost(stacks, exc)
+        reply = _run(body, state, guard)
         if os.getpid() != pid:
             # A fork made by the target returned here: only the worker itself may answer.
             os._exit(0)
-        _write_frame(channel_out, *reply)
+        try:
+            _write_frame(channel_out, *reply)
+        except OSError as exc:
+            _channel_lost(stacks, exc)
+
+
+def _channel_lost(log: IO[str], exc: OSError) -> NoReturn:
+    """Exit after a target closed or broke the channel, saying so in the stderr log."""
+    message = (
+        f"axm-conformance worker: the channel to the kit is gone ({exc}); the code it ran "
+        "closed or replaced the worker's file descriptors\n"
+    ).encode()
+    # The private copy of stderr may be closed as well; fd 2 may still be the log.
+    for fd in (log.fileno(), 2):
+        try:
+            os.write(fd, message)
+            break
+        except OSError:
+            continue
+    os._exit(_CHANNEL_LOST)
 
 
 def _relocate(fd: int) -> int:
@@ -656,11 +820,67 @@ def _relocate(fd: int) -> int:
     return moved
 
 
-def _die_with_parent(parent: int) -> None:
-    """Kill the worker's process group once the parent is gone, even mid-call."""
+def _die_with_parent(parent: int, token: str) -> None:
+    """Kill the worker and every process it started once the parent is gone, even mid-call."""
     while os.getppid() == parent:
         time.sleep(_ORPHAN_CHECK_INTERVAL)
+    kill_strays(os.getpid(), token, spare=os.getpid())
     os.killpg(0, signal.SIGKILL)
+
+
+def _become_subreaper() -> None:
+    """Adopt the orphaned descendants of the worker, so that they stay findable and killable.
+
+    Without this a double-forked daemon is re-parented to init and escapes the worker's tree.
+    """
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+# Objects the worker keeps for its whole life (the stack-dump file).
+_KEPT: list[Any] = []
+
+
+class _Guard:
+    """What the worker needs intact to answer, restored after a target tampered with it.
+
+    A target may empty ``sys.modules`` (pickling then re-imports the kit's modules and finds
+    different classes, and importing anything anew fails without the interpreter's built-in
+    and frozen modules) or lower the recursion limit below what pickling a reply needs. The
+    trusted modules and the interpreter's own are put back; other modules are the target's
+    business.
+    """
+
+    def __init__(self, trusted: tuple[str, ...]) -> None:
+        self.trusted = trusted
+        self.modules: dict[str, types.ModuleType] = {}
+        self.targets: set[str] = set()
+        self.recursion_limit = sys.getrecursionlimit()
+
+    def remember(self) -> None:
+        """Record the trusted modules loaded so far (a target's first call may import more)."""
+        for name, module in list(sys.modules.items()):
+            if name not in self.modules and self._trusted(name):
+                self.modules[name] = module
+
+    def restore(self) -> None:
+        if sys.getrecursionlimit() < self.recursion_limit:
+            sys.setrecursionlimit(self.recursion_limit)
+        modules = sys.modules
+        for name, module in self.modules.items():
+            if modules.get(name) is not module:
+                modules[name] = module
+
+    def _trusted(self, name: str) -> bool:
+        if name in sys.builtin_module_names or name.startswith("_frozen_importlib"):
+            return True
+        if any(name == prefix or name.startswith(prefix + ".") for prefix in self.trusted):
+            return True
+        origin = getattr(getattr(sys.modules.get(name), "__spec__", None), "origin", None)
+        return origin in ("built-in", "frozen")
 
 
 def _limit_resources(memory_limit: int | None) -> None:
@@ -684,17 +904,58 @@ def _write_frame(fd: int, tag: bytes, body: bytes) -> None:
     _write_all(fd, [_HEADER.pack(len(body), tag), body], wait)
 
 
-def _run(body: bytearray, state: Any) -> tuple[bytes, bytes]:
+def _run(body: bytearray, state: Any, guard: _Guard) -> tuple[bytes, bytes]:
     """Run one call; return the reply's tag and body."""
     try:
         target, args = pickle.loads(body)
-        result = _resolve(target)(state, *args)
+        function = _resolve(target)
+        if target not in guard.targets:
+            guard.targets.add(target)
+            guard.remember()
+        result = function(state, *args)
     except BaseException as exc:
+        guard.restore()
         return _ERROR, _describe(exc)
+    guard.restore()
     try:
-        return _VALUE, pickle.dumps(result, pickle.HIGHEST_PROTOCOL)
+        return _VALUE, _dumps(result)
     except BaseException as exc:
         return _ERROR, _describe(exc, f"the return value of {target} cannot be pickled: ")
+
+
+class _Pickler(pickle.Pickler):
+    """Sends subclasses of plain types as their base type, so the parent never needs the class.
+
+    The copies are made with the base type's own methods, never the subclass's overrides.
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = type(obj)
+        for base, plain in _PLAIN:
+            if kind is not base and isinstance(obj, base):
+                return base, (plain(obj),)
+        return NotImplemented
+
+
+_PLAIN: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (str, str.__str__),
+    (bytes, lambda value: bytes.__getitem__(value, slice(None))),
+    (bytearray, lambda value: bytearray(memoryview(value))),
+    (int, int.__index__),
+    (float, float.__float__),
+    (complex, complex.__complex__),
+    (tuple, lambda value: tuple.__getitem__(value, slice(None))),
+    (list, list.copy),
+    (dict, dict.copy),
+    (frozenset, frozenset.copy),
+    (set, set.copy),
+)
+
+
+def _dumps(value: Any) -> bytes:
+    buffer = io.BytesIO()
+    _Pickler(buffer, pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
 
 
 @functools.cache
@@ -712,13 +973,16 @@ def _resolve(reference: str) -> Callable[..., Any]:
 def _describe(exc: BaseException, prefix: str = "") -> bytes:
     """Pickle an exception as (type name, message, traceback) strings."""
     try:
-        message = str(exc)
-    except Exception:
+        message = str.__str__(str(exc))
+    except BaseException:
         message = f"<str() of the {type(exc).__name__} failed>"
     # The worker's own frame is noise in a report about the target.
-    shown = exc.with_traceback(exc.__traceback__.tb_next) if exc.__traceback__ else exc
-    text = "".join(traceback.format_exception(shown))
-    return pickle.dumps((_type_name(exc), prefix + message, text))
+    try:
+        shown = exc.with_traceback(exc.__traceback__.tb_next) if exc.__traceback__ else exc
+        text = "".join(traceback.format_exception(shown))
+    except BaseException:
+        text = f"{_type_name(exc)}: {message}\n"
+    return _dumps((str.__str__(_type_name(exc)), prefix + message, text))
 
 
 if __name__ == "__main__":

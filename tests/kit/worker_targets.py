@@ -238,7 +238,8 @@ def spawn_escapees(state: Any) -> dict[str, int]:
     """Start a sleeper in a session of its own and a double-forked daemon; return their pids."""
     detached = subprocess.Popen(["sleep", "60"], start_new_session=True)
     read, write = os.pipe()
-    if os.fork() == 0:  # the intermediate process: starts the daemon and exits at once
+    intermediate = os.fork()
+    if intermediate == 0:  # starts the daemon and exits at once
         try:
             os.setsid()
             daemon = subprocess.Popen(["sleep", "61"])
@@ -248,6 +249,7 @@ def spawn_escapees(state: Any) -> dict[str, int]:
     os.close(write)
     with os.fdopen(read) as pipe:
         daemon_pid = int(pipe.read())
+    os.waitpid(intermediate, 0)  # once reaped, its orphan has been re-parented
     return {"detached": detached.pid, "daemon": daemon_pid}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks._registry import Context, Warn, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, Observation, SubjectInfo
 
@@ -44,3 +44,16 @@ def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Ite
     """The call leaves the caller's input, and everything nested in it, unchanged."""
     if call.observation.mutation:
         yield f"the call changed its input: {call.observation.mutation}"
+
+
+# What a call may not leave behind at all: processes are attributed to the tool for certain.
+# Anything else is a warning: a file change in the project, say, may be another process's work
+# (an editor, a build, a parallel test run) that happened during the call.
+_FORBIDDEN = ("processes running",)
+
+
+@check("leaves-no-trace", "behaviour", applies=input_unusable, considers=("returned", "raised"))
+def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+    """The call leaves nothing behind: no files in the project, no processes, no changed state."""
+    for effect in call.observation.side_effects:
+        yield effect if any(part in effect for part in _FORBIDDEN) else Warn(effect)

@@ -1,0 +1,299 @@
+"""Hostile tools: each gets a verdict that names what happened and the input, and a run over all
+of them finishes, kills every process they start and leaves the other tools alone.
+
+The tools are in ``fixtures/zoo_hostile.py``; the manifest marks them ``hostile = true`` and lists
+the checks each fails (``test_fixture_zoo`` holds the kit to that set) and, under ``effects``,
+what the worker reports a call left behind (``side_effects`` of the observation), which
+``leaves-no-trace`` judges.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+import time
+import tomllib
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from axm_conformance import check_tool
+from axm_conformance._checks import CHECKS
+from axm_conformance._observation import Observation
+from axm_conformance._worker import Worker, WorkerConfig
+from tests.conftest import FIXTURES
+
+MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
+HOSTILE = {entry["ref"]: entry for entry in MANIFEST if entry.get("hostile")}
+WITH_EFFECTS = [entry for entry in HOSTILE.values() if "effects" in entry]
+
+TIMEOUT = "the call did not return within 1 s (--axm-timeout); the process running it was killed"
+# Each hostile tool: its item key, and what its failure reports must say (the manifest says
+# which checks fail). A tool the kit certifies has no report; what it left behind is a warning.
+REPORTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "zoo_hostile:SpinTool": ("spin", (TIMEOUT, "where it was when it was stopped", "in execute")),
+    "zoo_hostile:SleepyTool": ("sleepy", (TIMEOUT, "in execute")),
+    "zoo_hostile:QuitterTool": ("quitter", ("raised SystemExit: 3, a BaseException",)),
+    "zoo_hostile:HardExitTool": (
+        "hard_exit",
+        ("the process running the tool exited with status 7",),
+    ),
+    "zoo_hostile:FloodTool": ("flood", ("over the 1,048,576-byte limit",)),
+    "zoo_hostile:SegfaultTool": (
+        "segfault",
+        ("killed by SIGSEGV", "Fatal Python error: Segmentation fault", "in execute"),
+    ),
+    "zoo_hostile:SelfKillTool": (
+        "self_kill",
+        ("the process running the tool was killed by SIGKILL",),
+    ),
+    "zoo_hostile:StubbornTool": ("stubborn", (TIMEOUT, "in execute")),
+    "zoo_hostile:MemoryBombTool": ("memory_bomb", ("raised MemoryError;", "bytes(1 << 30)")),
+    "zoo_hostile:RecursionBombTool": (
+        "recursion_bomb",
+        ("raised RecursionError: maximum recursion depth exceeded", "in down"),
+    ),
+    "zoo_hostile:DeepRecursionTool": ("deep_recursion", ("killed by SIGSEGV", "in down")),
+    "zoo_hostile:ForkBombTool": ("fork_bomb", (TIMEOUT, "in execute")),
+    "zoo_hostile:OrphanTool": ("orphans", ("left 3 processes running",)),
+    "zoo_hostile:LoudTool": ("loud", ()),
+    "zoo_hostile:MuteTool": ("mute", ("raised OSError: [Errno 9] Bad file descriptor",)),
+    "zoo_hostile:BrokenStdoutTool": (
+        "broken_stdout",
+        ("raised RuntimeError: this stream accepts no output", "in write"),
+    ),
+    "zoo_hostile:DescriptorCloserTool": (
+        "descriptor_closer",
+        ("exited with status 70", "the channel to the kit is gone"),
+    ),
+    "zoo_hostile:WandererTool": ("wanderer", ("the same input gave different outcomes", "'cwd'")),
+    "zoo_hostile:EnvironmentMutatorTool": (
+        "environment_mutator",
+        ("the same input gave different outcomes", "'calls'"),
+    ),
+    "zoo_hostile:ModuleSwapTool": ("module_swap", ("then returned", "'text': '{}'")),
+    "zoo_hostile:ModuleWipeTool": ("module_wipe", ()),
+    "zoo_hostile:GlobalStateTool": ("global_state", ("the same input gave different outcomes",)),
+    "zoo_hostile:ThreadLeakTool": ("thread_leak", ("the same input gave different outcomes",)),
+    "zoo_hostile:LoopCloserTool": ("loop_closer", ()),
+    "zoo_hostile:LoopRunnerTool": ("loop_runner", ("This event loop is already running",)),
+    "zoo_hostile:OutsideWriterTool": ("outside_writer", ()),
+    "zoo_hostile:BoobyTrappedResultTool": (
+        "booby_trapped_result",
+        ("reading .success raised RuntimeError: __getattr__('success') is booby-trapped",),
+    ),
+    "zoo_hostile:SinkholeResultTool": ("sinkhole_result", (TIMEOUT, "in __getattr__")),
+    "zoo_hostile:TripwireResultTool": (
+        "tripwire_result",
+        (
+            "raised KeyboardInterrupt: reading 'success' (raised while reading the _Tripwire the "
+            "call returned), a BaseException",
+        ),
+    ),
+    "zoo_hostile:PicklePayloadTool": (
+        "zoo_hostile:PicklePayloadTool",
+        ("the name is _Payload, not a str", "text is _Payload, expected a str or None"),
+    ),
+}
+# The whole run (31 tools, two pytest-xdist workers) takes about 45 s on two cores: five tools
+# hang on every call, and each costs about six 1 s timeouts; a hang anywhere would blow this.
+RUN_BOUND = 150.0
+
+
+@pytest.fixture
+def marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A path on PYTHONPATH that only this test's processes carry in their environment."""
+    path = str(tmp_path / f"axm-hostile-{uuid.uuid4().hex}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(FIXTURES), path]))
+    return path
+
+
+def processes_with(text: str) -> list[str]:
+    """Live processes whose environment contains ``text``, as "pid command" lines."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        state = stat.rpartition(")")[2].split()[0]
+        if text.encode() in environ and state not in ("Z", "X"):
+            found.append(f"{entry} {stat.partition(' (')[2].rpartition(')')[0]}")
+    return found
+
+
+def none_left(text: str, seconds: float = 5.0) -> list[str]:
+    """Wait until no process carries ``text``; return those still there at the deadline."""
+    deadline = time.monotonic() + seconds
+    while (left := processes_with(text)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def sections(output: str) -> Iterator[tuple[str, str, str]]:
+    """(reference, check id, text) of every failure report in a pytest run's output."""
+    reports = output.split("short test summary info")[0]
+    for match in re.finditer(
+        r"^_{3,} (\S+)::(\S+) _{3,}$(.*?)(?=^_{3,} |\Z)", reports, re.M | re.S
+    ):
+        body = match[3]
+        ref = re.search(r"^  tool: .* from (\S+)$", body, re.M)
+        assert ref is not None, body
+        yield ref[1], match[2], body
+
+
+def test_the_table_covers_every_hostile_fixture() -> None:
+    assert set(REPORTS) == set(HOSTILE)
+    for ref, (_, says) in REPORTS.items():
+        assert bool(says) == bool(HOSTILE[ref]["fails"]), ref
+
+
+def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_every_process(
+    pytester: pytest.Pytester, marker: str
+) -> None:
+    tools = [f"--axm-tool={ref}" for ref in REPORTS]
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--axm-conformance",
+        *tools,
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-timeout=1",
+        "--axm-examples=5",
+        "-n",
+        "2",
+        # One xdist worker per tool, so that each tool is certified once (and its hangs paid
+        # once): item ids are TOOL::CHECK, and loadscope groups them by TOOL.
+        "--dist=loadscope",
+        timeout=RUN_BOUND,
+    )
+    elapsed = time.monotonic() - started
+    output = result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
+    assert elapsed < RUN_BOUND
+    # Every process any of the tools started is gone: group, session, daemons, fork bomb.
+    assert none_left(marker) == []
+
+    found: dict[str, dict[str, str]] = {}
+    for ref, check_id, body in sections(output):
+        found.setdefault(ref, {})[check_id] = body
+    problems = []
+    for ref, (key, says) in REPORTS.items():
+        failed = found.get(ref, {})
+        if set(failed) != set(HOSTILE[ref]["fails"]):
+            problems.append(f"{ref}: failed {sorted(failed)}, not {HOSTILE[ref]['fails']}")
+        text = "\n".join(failed.values())
+        problems.extend(f"{ref}: no report says {what!r}" for what in says if what not in text)
+        # Each report names the input it failed on.
+        problems.extend(
+            f"{ref}::{check_id}: no input"
+            for check_id, body in failed.items()
+            if CHECKS[check_id].per_call and "  input:  " not in body
+        )
+        verdict = "NOT certified" if failed else "certified"
+        if not re.search(rf"^{re.escape(key)} \(axm\): {verdict} \(", output, re.M):
+            problems.append(f"{ref}: no line '{key} (axm): {verdict}'")
+    assert not problems, "\n".join(problems)
+    # The correct tool in the same run is unaffected.
+    result.stdout.fnmatch_lines_random(["make_slug (axm): certified (* passed, 7 skipped)"])
+    assert "make_slug::" not in output.split("short test summary info")[1]
+    failed_count = sum(len(entry["fails"]) for entry in HOSTILE.values())
+    assert result.parseoutcomes()["failed"] == failed_count
+
+
+@pytest.mark.parametrize("entry", WITH_EFFECTS, ids=[entry["ref"] for entry in WITH_EFFECTS])
+def test_what_a_hostile_call_leaves_behind_is_reported(entry: dict[str, Any], marker: str) -> None:
+    observation = invoke_once(entry["ref"])
+    effects = "\n".join(observation.side_effects)
+    missing = [fragment for fragment in entry["effects"] if fragment not in effects]
+    assert not missing, f"side effects: {effects!r}"
+    assert none_left(marker) == []
+
+
+def test_a_correct_tool_leaves_nothing_behind() -> None:
+    effects = invoke_once("zoo_axm:SlugTool", {"text": "Hello, World"}).side_effects
+    # Other processes may edit the project meanwhile: only the tool's own effects count.
+    assert [effect for effect in effects if "in the project" not in effect] == []
+    assert "axm-hostile" not in " ".join(effects)
+
+
+def invoke_once(ref: str, input: Any = None) -> Observation:
+    """One call of the tool through the worker, as the engine makes it."""
+    config = WorkerConfig(
+        timeout=5.0,
+        sys_path=(str(FIXTURES),),
+        setup="axm_conformance._agent:open_tool",
+        setup_args=(ref, "auto", 1 << 20),
+    )
+    with Worker(config) as worker:
+        outcome = worker.call("axm_conformance._agent:invoke", {} if input is None else input)
+    assert isinstance(outcome.value, Observation), outcome
+    return outcome.value
+
+
+def test_writes_into_the_project_are_reported_with_their_paths(tmp_path: Path) -> None:
+    """A throw-away project whose tool writes, rewrites and deletes files next to its source."""
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    (project / "data" / "old.txt").write_text("old")
+    (project / "leaky.py").write_text(
+        textwrap.dedent(
+            """
+            from pathlib import Path
+            from axm_runtime.axm import ToolResult
+
+            HERE = Path(__file__).resolve().parent
+
+            class LeakyTool:
+                name = "leaky"
+
+                def execute(self, *, label: str = "") -> ToolResult:
+                    (HERE / "data" / "cache.json").write_text("{}")
+                    (HERE / "data" / "old.txt").unlink(missing_ok=True)
+                    return ToolResult(success=True)
+            """
+        )
+    )
+    config = WorkerConfig(
+        sys_path=(str(project),),
+        setup="axm_conformance._agent:open_tool",
+        setup_args=("leaky:LeakyTool", "axm", 1 << 20),
+    )
+    with Worker(config) as worker:
+        first, second = (worker.call("axm_conformance._agent:invoke", {}).value for _ in "12")
+        workdir = worker.workdir
+    data = project / "data"
+    assert first.side_effects == (
+        "wrote outside its working directory, in the project: "
+        f"created {data / 'cache.json'}; removed {data / 'old.txt'}",
+    )
+    assert second.side_effects == (
+        f"wrote outside its working directory, in the project: modified {data / 'cache.json'}",
+    )
+    assert not workdir.exists()
+
+
+def test_a_pickled_payload_never_runs_in_the_kit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AXM_HOSTILE_PICKLE_RAN", raising=False)
+    report = check_tool("zoo_hostile:PicklePayloadTool", examples=5, seed=1)
+    assert sorted(outcome.check_id for outcome in report.tools[0].failed) == [
+        "name-valid",
+        "result-consistent",
+    ]
+    assert report.tools[0].subject.name == "pickle_payload"
+    assert type(report.tools[0].subject.name) is str
+    assert "AXM_HOSTILE_PICKLE_RAN" not in os.environ
+
+
+def test_processes_left_by_a_tool_are_killed_with_its_worker(marker: str) -> None:
+    report = check_tool("zoo_hostile:OrphanTool", examples=5, seed=1, timeout=1.0)
+    assert [outcome.check_id for outcome in report.tools[0].failed] == ["leaves-no-trace"]
+    assert none_left(marker) == []
