@@ -9,6 +9,7 @@ what the worker reports a call left behind (``side_effects`` of the observation)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import textwrap
@@ -173,6 +174,7 @@ def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_eve
         # One xdist worker per tool, so that each tool is certified once (and its hangs paid
         # once): item ids are TOOL::CHECK, and loadscope groups them by TOOL.
         "--dist=loadscope",
+        "--axm-report=certificate.json",
         timeout=RUN_BOUND,
     )
     elapsed = time.monotonic() - started
@@ -207,6 +209,12 @@ def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_eve
     assert "make_slug::" not in output.split("short test summary info")[1]
     failed_count = sum(len(entry["fails"]) for entry in HOSTILE.values())
     assert result.parseoutcomes()["failed"] == failed_count
+    # The certificate is written, and holds every tool of the run.
+    certificate = json.loads((pytester.path / "certificate.json").read_text())
+    assert len(certificate["tools"]) == len(REPORTS) + 1
+    assert certificate["summary"]["certified"] == 1 + sum(
+        not HOSTILE[ref]["fails"] for ref in REPORTS
+    )
 
 
 @pytest.mark.parametrize("entry", WITH_EFFECTS, ids=[entry["ref"] for entry in WITH_EFFECTS])
