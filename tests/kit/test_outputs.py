@@ -32,7 +32,12 @@ def reproduction(result: pytest.RunResult) -> tuple[list[str], str]:
     command = lines[start + 1].split()
     code: list[str] = []
     if lines[start + 2] == "or in Python:":
-        code = [line[4:] for line in lines[start + 3 :] if line.startswith("    ")][:4]
+        # The snippet is the indented block right after; with CI set, pytest's summary repeats
+        # whole reports further down, so the block ends at the first line that is not indented.
+        for line in lines[start + 3 :]:
+            if not line.startswith("    "):
+                break
+            code.append(line[4:])
     return command, "\n".join(code)
 
 
