@@ -1,0 +1,1043 @@
+"""How long certification takes, against what a user would otherwise pay, measured in one run.
+
+Run with the project's interpreter::
+
+    python benchmarks/run.py            # the full run (about 10 minutes on 2 cores)
+    python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
+
+Options: ``--repeats N``; ``--only floor|xdist|startup|scaling`` (repeatable); ``--loadscope``
+(also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a shared machine,
+wait up to SECONDS before each timed run for other processes to go quiet); ``--output FILE``.
+Every timed run also records its CPU time and how many cores other processes kept busy
+meanwhile ("other load"): wall-time figures taken under other load are not worth much, the CPU
+figures less affected.
+
+Every figure is a ratio against a baseline measured in the same run, on this machine; each
+measurement is repeated (3 times by default, ``--repeats``) and the median kept. Nothing here is
+a test: no figure is asserted, it is printed (a table) and written to ``benchmarks/results.json``
+(``results-quick.json`` for ``--quick``) with the machine it ran on.
+
+1. **Floor**: for 15 tools, each protocol (AXM, axio function, axio ToolHandler, tool_use,
+   Amplifier) times each input-schema shape (small: 3 properties; nested: objects in arrays in
+   objects; wide: 30 properties), all in ``fixtures/bench_tools.py``: what a user would write by
+   hand. One plain ``@given(st_for(schema))`` test per per-call check group of the kit (no
+   crash, result type, result consistency, JSON payload, size, output schema, determinism; the
+   ones that apply to the protocol, as the kit skips the others), each calling the tool in
+   process with ``max_examples=100``. The strategy is ``axm_conformance._strategies.valid_inputs``,
+   the kit's own valid-input strategy: ``hypothesis_jsonschema.from_schema`` cannot draw a
+   single object with current Hypothesis (see ``benchmarks/strategies_speed.py``), so a user
+   would need something like it. Each floor repeat runs in a fresh interpreter (cold strategy
+   caches, as a user's test session has); the time counted is the tests' own, strategy
+   construction included, interpreter start and imports excluded.
+2. **Kit**: ``pytest --axm-conformance --axm-tool=<the tool> --axm-examples=100
+   -p no:cacheprovider`` in a subprocess, wall time (interpreter, pytest, worker and every check,
+   static ones, invalid inputs and probes included), from an empty directory.
+3. **Ratio** kit / floor per tool, and their geometric mean. The kit runs more than the floor
+   (about 15-19 checks against 5-7, plus the invalid-input mutations and the process
+   isolation): the ratio is the price of using the kit instead of writing the loop by hand.
+4. **xdist**: the whole fixture zoo (``fixtures/manifest.toml``, ``hostile = true`` entries left
+   out) with ``-n 2`` against ``-n 0``, both ``--axm-timeout=2 --axm-examples=30``.
+5. **Startup**: the kit on one trivial tool at ``--axm-examples=1`` against an empty pytest run
+   (an empty test directory); and plain pytest with the plugin installed but off (no
+   ``--axm-conformance``) against ``pytest -p no:axm_conformance``, i.e. the plugin's cost
+   when off (also given in milliseconds from ``python -X importtime``).
+6. **Scaling**: the kit on 10, 50 and 200 copies of one small tool (``bench_tools:COPIES_<N>``)
+   at ``--axm-examples=10``; time per tool (wall / N), the marginal time per added tool, and
+   whether the time per tool stays flat within 20 % (the largest N against the smallest).
+
+The script is importable (``import run`` from ``benchmarks/``): nothing runs on import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import datetime
+import importlib
+import json
+import math
+import os
+import platform
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BENCH_TOOLS",
+    "BenchTool",
+    "floor_seconds",
+    "kit_command",
+    "machine_facts",
+    "main",
+    "zoo_refs",
+]
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+FIXTURES = REPO / "fixtures"
+MANIFEST = FIXTURES / "manifest.toml"
+
+KIT_EXAMPLES = 100
+ZOO_OPTIONS = ("--axm-timeout=2", "--axm-examples=30")
+SCALING_EXAMPLES = 10
+FLAT_WITHIN = 0.20
+BASE_SEED = 20_240
+PACKAGES = (
+    "axm-conformance",
+    "hypothesis",
+    "hypothesis-jsonschema",
+    "pytest",
+    "pytest-xdist",
+    "pydantic",
+    "pydantic-core",
+    "jsonschema",
+)
+
+
+@dataclass(frozen=True)
+class BenchTool:
+    """One tool of the floor/kit comparison."""
+
+    protocol: str  # "axm", "axio", "axio-handler", "tool_use", "amplifier"
+    shape: str  # "small", "nested", "wide"
+    ref: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.protocol}/{self.shape}"
+
+
+_REFS = {
+    "axm": ("AxmSearchTool", "AxmOrderTool", "AxmPlanTool"),
+    "axio": ("axio_search", "axio_order", "axio_plan"),
+    "axio-handler": ("handler_search", "handler_order", "handler_plan"),
+    "tool_use": ("tool_use_search", "tool_use_order", "tool_use_plan"),
+    "amplifier": ("AmplifierSearchTool", "AmplifierOrderTool", "AmplifierPlanTool"),
+}
+SHAPES = ("small", "nested", "wide")
+BENCH_TOOLS: tuple[BenchTool, ...] = tuple(
+    BenchTool(protocol, shape, f"bench_tools:{attr}")
+    for protocol, attrs in _REFS.items()
+    for shape, attr in zip(SHAPES, attrs, strict=True)
+)
+TRIVIAL_TOOL = "bench_tools:EchoTool"
+
+
+# ---------------------------------------------------------------------------------------------
+# The floor: hand-written Hypothesis tests, in process
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Harness:
+    """How a user calls one tool of a protocol in process, and reads its result."""
+
+    schema: dict[str, Any]
+    call: Callable[[Any], Any]  # one call: the value, or the tool's exception
+    allowed: Callable[[BaseException], bool]  # exceptions the protocol lets escape
+    result_type: type | None  # None: any JSON value is a valid result
+    has_success: bool  # the result has success/error fields
+    payload: Callable[[Any], Any]  # the result as the JSON the caller serialises
+    structured: Callable[[Any], Any]  # what the output schema describes (on success)
+    output_schema: dict[str, Any] | None
+    close: Callable[[], None] = lambda: None
+
+
+def _on_path() -> None:
+    for entry in (str(FIXTURES), str(REPO / "src")):
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+
+
+def _load(ref: str) -> Any:
+    _on_path()
+    module, _, attr = ref.partition(":")
+    obj = getattr(importlib.import_module(module), attr)
+    return obj() if isinstance(obj, type) else obj
+
+
+def _harness(ref: str, protocol: str) -> _Harness:
+    from axm_conformance._observation import PROGRAMMING_ERRORS
+    from axm_runtime import amplifier, axio, axm
+
+    obj = _load(ref)
+
+    def no_exception(exc: BaseException) -> bool:
+        return False
+
+    if protocol == "axm":
+        return _Harness(
+            schema=obj.input_schema,
+            call=lambda value: obj.execute(**value),
+            allowed=no_exception,
+            result_type=axm.ToolResult,
+            has_success=True,
+            payload=dataclasses.asdict,
+            structured=lambda result: result.data,
+            output_schema=getattr(obj, "output_schema", None),
+        )
+    if protocol in ("axio", "axio-handler"):
+        runner = asyncio.Runner()
+
+        def wrapped(exc: BaseException) -> bool:
+            # axio lets ToolError out; its cause must not be a programming error of the tool.
+            cause = exc.__cause__
+            return isinstance(exc, axio.ToolError) and (
+                cause is None or type(cause).__name__ not in PROGRAMMING_ERRORS
+            )
+
+        return _Harness(
+            schema=obj.input_schema,
+            call=lambda value: runner.run(obj(**value)),
+            allowed=wrapped,
+            result_type=str,
+            has_success=False,
+            payload=lambda result: result,
+            structured=lambda result: result,
+            output_schema=None,
+            close=runner.close,
+        )
+    if protocol == "tool_use":
+        entry = obj.tool_entry
+
+        def domain(exc: BaseException) -> bool:
+            return isinstance(exc, Exception) and type(exc).__name__ not in PROGRAMMING_ERRORS
+
+        return _Harness(
+            schema=entry.input_schema,
+            call=entry.handler,
+            allowed=domain,
+            result_type=None,
+            has_success=False,
+            payload=lambda result: result,
+            structured=lambda result: result,
+            output_schema=entry.output_schema or None,
+        )
+    if protocol == "amplifier":
+        runner = asyncio.Runner()
+        return _Harness(
+            schema=obj.input_schema,
+            call=lambda value: runner.run(obj.execute(value)),
+            allowed=no_exception,
+            result_type=amplifier.ToolResult,
+            has_success=True,
+            payload=lambda result: result.model_dump(),
+            structured=lambda result: result.output,
+            output_schema=getattr(obj, "output_schema", None),
+            close=runner.close,
+        )
+    raise ValueError(f"unknown protocol {protocol!r}")
+
+
+def _floor_tests(
+    harness: _Harness, seed: int, examples: int, counts: dict[str, int]
+) -> list[tuple[str, Callable[[], None]]]:
+    """The tests a user would write by hand: one ``@given`` test per check group."""
+    import jsonschema
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as seeded
+
+    from axm_conformance._strategies import valid_inputs as st_for
+
+    schema = harness.schema
+    plain = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+    def counted(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
+
+    def outcome(value: Any) -> tuple[Any, BaseException | None]:
+        try:
+            return harness.call(value), None
+        except Exception as exc:
+            if harness.allowed(exc):
+                return None, exc
+            raise
+
+    tests: list[tuple[str, Callable[[], None]]] = []
+
+    @seeded(seed)
+    @plain
+    @given(st_for(schema))
+    def test_no_crash(value: Any) -> None:
+        counted("no crash")
+        outcome(value)
+
+    tests.append(("no crash", test_no_crash))
+
+    if harness.result_type is not None:
+        expected = harness.result_type
+
+        @seeded(seed)
+        @plain
+        @given(st_for(schema))
+        def test_result_type(value: Any) -> None:
+            counted("result type")
+            result, raised = outcome(value)
+            if raised is None:
+                assert isinstance(result, expected), f"{type(result).__name__} returned"
+
+        tests.append(("result type", test_result_type))
+
+    if harness.has_success:
+
+        @seeded(seed)
+        @plain
+        @given(st_for(schema))
+        def test_result_consistent(value: Any) -> None:
+            counted("result consistency")
+            result, raised = outcome(value)
+            if raised is None:
+                assert isinstance(result.success, bool)
+                if result.success:
+                    assert result.error is None, "a success with an error"
+                else:
+                    assert result.error, "a failure without an error"
+
+        tests.append(("result consistency", test_result_consistent))
+
+    @seeded(seed)
+    @plain
+    @given(st_for(schema))
+    def test_json_payload(value: Any) -> None:
+        counted("JSON payload")
+        result, raised = outcome(value)
+        if raised is None:
+            json.dumps(harness.payload(result), allow_nan=False)
+
+    tests.append(("JSON payload", test_json_payload))
+
+    @seeded(seed)
+    @plain
+    @given(st_for(schema))
+    def test_size(value: Any) -> None:
+        counted("size")
+        result, raised = outcome(value)
+        if raised is None:
+            size = len(json.dumps(harness.payload(result), ensure_ascii=False).encode())
+            assert size <= 1024 * 1024, f"{size} bytes"
+
+    tests.append(("size", test_size))
+
+    if harness.output_schema is not None:
+        validator = jsonschema.Draft202012Validator(harness.output_schema)
+
+        @seeded(seed)
+        @plain
+        @given(st_for(schema))
+        def test_output_schema(value: Any) -> None:
+            counted("output schema")
+            result, raised = outcome(value)
+            if raised is None and (not harness.has_success or result.success):
+                validator.validate(harness.structured(result))
+
+        tests.append(("output schema", test_output_schema))
+
+    def fingerprint(value: Any) -> str:
+        result, raised = outcome(value)
+        if raised is not None:
+            return f"raised {type(raised).__qualname__}: {raised}"
+        return json.dumps(harness.payload(result), sort_keys=True, allow_nan=True)
+
+    @seeded(seed)
+    @plain
+    @given(st_for(schema))
+    def test_deterministic(value: Any) -> None:
+        counted("determinism")
+        assert fingerprint(value) == fingerprint(value)
+
+    tests.append(("determinism", test_deterministic))
+    return tests
+
+
+def floor_seconds(
+    ref: str, protocol: str, seed: int, examples: int = KIT_EXAMPLES
+) -> dict[str, Any]:
+    """Run the hand-written tests on one tool in this process; their time and example counts.
+
+    Call it in a fresh interpreter for a cold measurement (strategies are cached per schema).
+    """
+    import hypothesis  # noqa: F401  (imported before the clock starts, as a test module would)
+
+    harness = _harness(ref, protocol)
+    counts: dict[str, int] = {}
+    failures: dict[str, str] = {}
+    cpu, started = time.process_time(), time.perf_counter()
+    try:
+        for name, test in _floor_tests(harness, seed, examples, counts):
+            # A failing test is a finding, as in the kit; its time includes shrinking.
+            try:
+                test()
+            except Exception as exc:
+                failures[name] = f"{type(exc).__name__}: {str(exc).strip()[:200]}"
+    finally:
+        harness.close()
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu": time.process_time() - cpu,
+        "examples": counts,
+        "failures": failures,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Subprocesses
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Timed:
+    """One timed run: wall seconds, CPU seconds, and how busy the rest of the machine was."""
+
+    seconds: float
+    returncode: int
+    summary: str  # pytest's last line, or the child's JSON
+    cpu: float = math.nan  # user + system seconds of the run's processes
+    foreign: float = math.nan  # cores kept busy by other processes meanwhile (0: a quiet machine)
+    tail: list[str] = field(default_factory=list)  # pytest's verdict lines
+
+
+def _busy_jiffies() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of all CPUs since boot, from /proc/stat (None elsewhere)."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(value) for value in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+# Waiting for a quiet machine before each timed run (``--settle``): the limit, and the total.
+_SETTLE: dict[str, float] = {"limit": 0.0, "waited": 0.0, "runs": 0.0, "unsettled": 0.0}
+QUIET_CORES = 0.5
+
+
+def _settle() -> None:
+    """Wait until other processes keep under QUIET_CORES busy for half a second (bounded)."""
+    limit = _SETTLE["limit"]
+    if limit <= 0 or _busy_jiffies() is None:
+        return
+    hertz = os.sysconf("SC_CLK_TCK")
+    started = time.perf_counter()
+    while True:
+        before = _busy_jiffies()
+        time.sleep(0.5)
+        after = _busy_jiffies()
+        assert before is not None and after is not None
+        if (after[0] - before[0]) / hertz / 0.5 < QUIET_CORES:
+            break
+        if time.perf_counter() - started >= limit:
+            _SETTLE["unsettled"] += 1
+            break
+    _SETTLE["waited"] += time.perf_counter() - started
+    _SETTLE["runs"] += 1
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@contextlib.contextmanager
+def _watch() -> Iterator[dict[str, float]]:
+    """Measure wall time, the CPU of finished children, and the CPU used by everything else."""
+    found: dict[str, float] = {}
+    cpu, ticks, started = _children_cpu(), _busy_jiffies(), time.perf_counter()
+    yield found
+    found["seconds"] = time.perf_counter() - started
+    found["cpu"] = _children_cpu() - cpu
+    after = _busy_jiffies()
+    if ticks is not None and after is not None:
+        hertz = os.sysconf("SC_CLK_TCK")
+        busy = (after[0] - ticks[0]) / hertz
+        found["foreign"] = max(0.0, busy - found["cpu"]) / found["seconds"]
+
+
+# Where the measured interpreters keep their bytecode (set by main): a user's installed kit has
+# .pyc files, so the runs get them too, without writing __pycache__ folders into the repository.
+# (The kit's own worker processes ignore this: they run with PYTHONDONTWRITEBYTECODE=1 and read
+# only the __pycache__ folders next to the sources.)
+_PYCACHE: dict[str, str] = {}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    parts = [str(FIXTURES), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(parts))
+    for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
+    if "prefix" in _PYCACHE:
+        env["PYTHONPYCACHEPREFIX"] = _PYCACHE["prefix"]
+    return env
+
+
+def _timed(args: Sequence[str], cwd: Path) -> Timed:
+    _settle()
+    with _watch() as found:
+        done = subprocess.run(
+            list(args), cwd=cwd, env=_env(), capture_output=True, text=True, check=False
+        )
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    summary = lines[-1].strip("= ") if lines else done.stderr.strip()[-300:]
+    timed = Timed(
+        found["seconds"],
+        done.returncode,
+        summary,
+        found["cpu"],
+        found.get("foreign", math.nan),
+    )
+    # What a failing run said: the verdict lines, for the runs that should not have failed.
+    timed.tail = [line for line in lines if "certified" in line or line.startswith("FAILED")][-12:]
+    return timed
+
+
+def pytest_command(*options: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *options]
+
+
+def kit_command(refs: Sequence[str], *options: str) -> list[str]:
+    return pytest_command("--axm-conformance", *(f"--axm-tool={ref}" for ref in refs), *options)
+
+
+def zoo_refs() -> list[str]:
+    """Every tool of the manifest but the hostile ones, with the tools certified alongside."""
+    manifest = tomllib.loads(MANIFEST.read_text())
+    refs: list[str] = []
+    for entry in manifest["tool"]:
+        if entry.get("hostile"):
+            continue
+        refs.extend(ref for ref in (entry["ref"], *entry.get("with", ())) if ref not in refs)
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def geomean(values: Sequence[float]) -> float:
+    return math.exp(statistics.fmean(math.log(value) for value in values))
+
+
+@dataclass
+class Series:
+    """Repeated timings of one measurement."""
+
+    runs: list[Timed] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> list[float]:
+        return [run.seconds for run in self.runs]
+
+    @property
+    def median(self) -> float:
+        return median(self.seconds)
+
+    @property
+    def cpu(self) -> float:
+        return median([run.cpu for run in self.runs])
+
+    @property
+    def foreign(self) -> float:
+        return median([run.foreign for run in self.runs])
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "median_s": round(self.median, 4),
+            "runs_s": [round(value, 4) for value in self.seconds],
+            "cpu_median_s": _rounded(self.cpu),
+            "other_load_cores": _rounded(self.foreign, 2),
+            "exit_codes": sorted({run.returncode for run in self.runs}),
+            "summary": self.runs[-1].summary if self.runs else "",
+        }
+
+
+def _rounded(value: float, digits: int = 4) -> float | None:
+    return None if math.isnan(value) else round(value, digits)
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def measure_floor_and_kit(
+    tools: Sequence[BenchTool], repeats: int, workdir: Path
+) -> dict[str, Any]:
+    floor = {tool.label: Series() for tool in tools}
+    kit = {tool.label: Series() for tool in tools}
+    failures: list[dict[str, Any]] = []
+    for repeat in range(repeats):
+        seed = BASE_SEED + repeat
+        for tool in tools:
+            child = [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--floor-child",
+                tool.ref,
+                tool.protocol,
+                str(seed),
+            ]
+            run = _timed(child, workdir)
+            if run.returncode != 0:
+                raise RuntimeError(f"the floor of {tool.ref} failed: {run.summary}")
+            reported = json.loads(run.summary)
+            floor[tool.label].runs.append(
+                Timed(
+                    reported["seconds"],
+                    1 if reported["failures"] else 0,
+                    run.summary,
+                    reported["cpu"],
+                    run.foreign,
+                )
+            )
+            for name, message in reported["failures"].items():
+                failures.append(
+                    {"tool": tool.label, "seed": seed, "side": "floor", "output": [name, message]}
+                )
+                _log(f"  {tool.label} floor test {name!r} FAILED with seed {seed}: {message}")
+            command = kit_command(
+                [tool.ref], f"--axm-examples={KIT_EXAMPLES}", f"--axm-seed={seed}"
+            )
+            run = _timed(command, workdir)
+            kit[tool.label].runs.append(run)
+            if run.returncode != 0:
+                # Every bench tool is correct: a failure (a timeout under load, a kit change
+                # mid-run) includes shrinking and distorts the time. Kept, and shown.
+                failures.append(
+                    {"tool": tool.label, "seed": seed, "side": "kit", "output": run.tail}
+                )
+                _log(f"  {tool.label} FAILED with seed {seed}: " + " | ".join(run.tail))
+            _log(
+                f"  [{repeat + 1}/{repeats}] {tool.label:<20} floor "
+                f"{floor[tool.label].runs[-1].seconds:6.2f} s   kit "
+                f"{kit[tool.label].runs[-1].seconds:6.2f} s"
+            )
+    rows: list[dict[str, Any]] = []
+    for tool in tools:
+        mine, theirs = floor[tool.label], kit[tool.label]
+        last = json.loads(mine.runs[-1].summary)
+        rows.append(
+            {
+                "tool": tool.label,
+                "ref": tool.ref,
+                "floor": {**mine.as_json(), "summary": "", "examples": last["examples"]},
+                "kit": theirs.as_json(),
+                "ratio": round(theirs.median / mine.median, 3),
+                "cpu_ratio": round(theirs.cpu / mine.cpu, 3),
+            }
+        )
+    everything = [run.foreign for series in (*floor.values(), *kit.values()) for run in series.runs]
+    return {
+        "examples": KIT_EXAMPLES,
+        "tools": rows,
+        "geomean_ratio": round(geomean([row["ratio"] for row in rows]), 3),
+        "geomean_cpu_ratio": round(geomean([row["cpu_ratio"] for row in rows]), 3),
+        "other_load_cores": _rounded(median(everything), 2),
+        "failures": failures,
+    }
+
+
+def measure_xdist(
+    refs: Sequence[str], repeats: int, workdir: Path, loadscope: bool = False
+) -> dict[str, Any]:
+    variants: dict[str, tuple[str, ...]] = {"n0": ("-n", "0"), "n2": ("-n", "2")}
+    if loadscope:
+        variants["n2_loadscope"] = ("-n", "2", "--dist", "loadscope")
+    series = {name: Series() for name in variants}
+    for repeat in range(repeats):
+        seed = f"--axm-seed={BASE_SEED + repeat}"
+        for name, options in variants.items():
+            series[name].runs.append(
+                _timed(kit_command(refs, *ZOO_OPTIONS, seed, *options), workdir)
+            )
+            _log(
+                f"  [{repeat + 1}/{repeats}] zoo {' '.join(options)}: "
+                f"{series[name].runs[-1].seconds:6.2f} s"
+            )
+    serial, parallel = series["n0"], series["n2"]
+    found: dict[str, Any] = {
+        "tools": len(refs),
+        "options": list(ZOO_OPTIONS),
+        **{name: runs.as_json() for name, runs in series.items()},
+        "ratio_n2_over_n0": round(parallel.median / serial.median, 3),
+        "speedup": round(serial.median / parallel.median, 3),
+        "cpu_ratio_n2_over_n0": round(parallel.cpu / serial.cpu, 3),
+    }
+    if loadscope:
+        found["ratio_n2_loadscope_over_n0"] = round(
+            series["n2_loadscope"].median / serial.median, 3
+        )
+    return found
+
+
+def plugin_import_ms() -> float | None:
+    """What importing the plugin module adds once pytest is imported (``-X importtime``)."""
+    code = "import pytest; import _axm_conformance_pytestplugin"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    for line in done.stderr.splitlines():
+        parts = [part.strip() for part in line.split("|")]
+        if len(parts) == 3 and parts[2] == "_axm_conformance_pytestplugin":
+            return int(parts[1]) / 1000
+    return None
+
+
+def measure_startup(repeats: int, workdir: Path) -> dict[str, Any]:
+    kit, empty, disabled = Series(), Series(), Series()
+    for repeat in range(repeats):
+        kit.runs.append(
+            _timed(kit_command([TRIVIAL_TOOL], "--axm-examples=1", "--axm-seed=1"), workdir)
+        )
+        empty.runs.append(_timed(pytest_command(), workdir))
+        disabled.runs.append(_timed(pytest_command("-p", "no:axm_conformance"), workdir))
+        _log(
+            f"  [{repeat + 1}/{repeats}] kit on one tool {kit.runs[-1].seconds:5.2f} s, "
+            f"empty {empty.runs[-1].seconds:5.2f} s, "
+            f"plugin disabled {disabled.runs[-1].seconds:5.2f} s"
+        )
+    imports = [plugin_import_ms() for _ in range(max(repeats, 5))]
+    known = [value for value in imports if value is not None]
+    return {
+        "kit_one_tool": kit.as_json(),
+        "empty_pytest": empty.as_json(),
+        "plugin_disabled": disabled.as_json(),
+        "ratio_kit_over_empty": round(kit.median / empty.median, 3),
+        "kit_extra_s": round(kit.median - empty.median, 4),
+        "ratio_off_over_disabled": round(empty.median / disabled.median, 3),
+        "off_extra_ms": round((empty.median - disabled.median) * 1000, 1),
+        "plugin_import_ms": round(median(known), 2) if known else None,
+    }
+
+
+def measure_scaling(sizes: Sequence[int], repeats: int, workdir: Path) -> dict[str, Any]:
+    series = {size: Series() for size in sizes}
+    for repeat in range(repeats):
+        for size in sizes:
+            command = kit_command(
+                [f"bench_tools:COPIES_{size}"],
+                f"--axm-examples={SCALING_EXAMPLES}",
+                f"--axm-seed={BASE_SEED + repeat}",
+            )
+            series[size].runs.append(_timed(command, workdir))
+            _log(f"  [{repeat + 1}/{repeats}] {size} tools: {series[size].runs[-1].seconds:6.2f} s")
+    rows = []
+    previous: tuple[int, float] | None = None
+    for size in sizes:
+        wall = series[size].median
+        marginal = None
+        if previous is not None:
+            marginal = (wall - previous[1]) / (size - previous[0])
+        rows.append(
+            {
+                "tools": size,
+                **series[size].as_json(),
+                "per_tool_s": round(wall / size, 4),
+                "marginal_per_tool_s": None if marginal is None else round(marginal, 4),
+            }
+        )
+        previous = (size, wall)
+    per_tool = [row["per_tool_s"] for row in rows]
+    marginals = [row["marginal_per_tool_s"] for row in rows if row["marginal_per_tool_s"]]
+    growth = per_tool[-1] / per_tool[0]
+    marginal_growth = marginals[-1] / marginals[0] if len(marginals) >= 2 else None
+    return {
+        "examples": SCALING_EXAMPLES,
+        "sizes": rows,
+        "per_tool_ratio_largest_over_smallest": round(growth, 3),
+        "flat_within_20pct": abs(growth - 1) <= FLAT_WITHIN,
+        "marginal_ratio_last_over_first": (
+            None if marginal_growth is None else round(marginal_growth, 3)
+        ),
+        "marginal_flat_within_20pct": (
+            None if marginal_growth is None else abs(marginal_growth - 1) <= FLAT_WITHIN
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The machine, the table
+# ---------------------------------------------------------------------------------------------
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def machine_facts() -> dict[str, Any]:
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    dirty = [line[3:] for line in _git("status", "--porcelain").splitlines() if line]
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "usable_cores": usable,
+        "platform": platform.platform(),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "packages": versions,
+        "git_commit": _git("rev-parse", "--short", "HEAD"),
+        "git_dirty_files": len(dirty),
+    }
+
+
+def _load_note(cores: float | None) -> str:
+    if cores is None:
+        return ""
+    return f" [other processes: {cores:.2f} cores busy]"
+
+
+def _lines(results: dict[str, Any]) -> Iterator[str]:
+    machine = results["machine"]
+    yield (
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['python']}, "
+        f"{machine['platform']}"
+    )
+    yield "Packages: " + ", ".join(f"{k} {v}" for k, v in machine["packages"].items() if v)
+    yield (
+        f"Mode: {results['mode']}, median of {results['repeats']} repeats, "
+        f"commit {machine['git_commit']} + {machine['git_dirty_files']} changed files, "
+        f"{results['duration_s']:.0f} s in all"
+    )
+    settle = results.get("settle") or {}
+    if settle.get("limit_s"):
+        yield (
+            f"Settle: waited {settle['waited_s']:.0f} s in all for a quiet machine "
+            f"(up to {settle['limit_s']:g} s per run); {settle['runs_not_settled']} of "
+            f"{settle['runs']} runs started while other processes were busy"
+        )
+    fk = results.get("floor_vs_kit")
+    if fk:
+        yield ""
+        yield (
+            f"1-3. Floor (hand-written @given tests, in process) vs kit (pytest subprocess), "
+            f"{fk['examples']} examples{_load_note(fk['other_load_cores'])}"
+        )
+        yield (
+            f"  {'tool':<20}{'checks':>7}{'floor s':>9}{'kit s':>8}{'kit/floor':>11}"
+            f"{'floor CPU':>11}{'kit CPU':>9}{'CPU ratio':>11}"
+        )
+        for row in fk["tools"]:
+            floor, kit = row["floor"], row["kit"]
+            mark = "!" if kit["exit_codes"] != [0] or floor["exit_codes"] != [0] else " "
+            yield (
+                f" {mark}{row['tool']:<20}{len(floor['examples']):>7}"
+                f"{floor['median_s']:>9.2f}{kit['median_s']:>8.2f}{row['ratio']:>10.1f}x"
+                f"{floor['cpu_median_s']:>11.2f}{kit['cpu_median_s']:>9.2f}"
+                f"{row['cpu_ratio']:>10.1f}x"
+            )
+        yield (
+            f"  {'geometric mean':<44}{fk['geomean_ratio']:>10.1f}x"
+            f"{'':>20}{fk['geomean_cpu_ratio']:>10.1f}x"
+        )
+        for failure in fk.get("failures", ()):
+            yield (
+                f"  ! {failure['tool']}: the {failure['side']} failed with seed "
+                f"{failure['seed']}: {' | '.join(failure['output'])}"[:240]
+            )
+    xd = results.get("xdist")
+    if xd:
+        yield ""
+        load = median([xd["n0"]["other_load_cores"] or 0, xd["n2"]["other_load_cores"] or 0])
+        yield (f"4. Fixture zoo, {xd['tools']} tools, {' '.join(xd['options'])}{_load_note(load)}")
+        yield (
+            f"  -n 0: {xd['n0']['median_s']:.1f} s ({xd['n0']['cpu_median_s']:.0f} s CPU)   "
+            f"-n 2: {xd['n2']['median_s']:.1f} s ({xd['n2']['cpu_median_s']:.0f} s CPU)"
+        )
+        yield (
+            f"  -n 2 / -n 0 = {xd['ratio_n2_over_n0']:.2f} wall (speed-up "
+            f"{xd['speedup']:.2f}x), {xd['cpu_ratio_n2_over_n0']:.2f} CPU"
+        )
+        if "n2_loadscope" in xd:
+            scoped = xd["n2_loadscope"]
+            yield (
+                f"  -n 2 --dist loadscope: {scoped['median_s']:.1f} s "
+                f"({scoped['cpu_median_s']:.0f} s CPU), "
+                f"/ -n 0 = {xd['ratio_n2_loadscope_over_n0']:.2f} wall"
+            )
+    su = results.get("startup")
+    if su:
+        yield ""
+        yield f"5. Startup{_load_note(su['empty_pytest']['other_load_cores'])}"
+        yield (
+            f"  kit, one trivial tool, --axm-examples=1: {su['kit_one_tool']['median_s']:.2f} s"
+            f" vs empty pytest run {su['empty_pytest']['median_s']:.2f} s: "
+            f"{su['ratio_kit_over_empty']:.2f}x (+{su['kit_extra_s']:.2f} s)"
+        )
+        yield (
+            f"  plugin installed but off: {su['empty_pytest']['median_s']:.3f} s vs "
+            f"-p no:axm_conformance {su['plugin_disabled']['median_s']:.3f} s: "
+            f"{su['ratio_off_over_disabled']:.3f}x ({su['off_extra_ms']:+.0f} ms)"
+        )
+        yield (
+            f"  importing the plugin module after pytest (-X importtime): "
+            f"{su['plugin_import_ms']} ms"
+        )
+    sc = results.get("scaling")
+    if sc:
+        yield ""
+        load = median([row["other_load_cores"] or 0 for row in sc["sizes"]])
+        yield (
+            f"6. Scaling, N copies of one small tool, --axm-examples={sc['examples']}"
+            f"{_load_note(load)}"
+        )
+        yield f"  {'tools':>7}{'wall s':>10}{'s/tool':>10}{'marginal s/tool':>18}"
+        for row in sc["sizes"]:
+            marginal = row["marginal_per_tool_s"]
+            yield (
+                f"  {row['tools']:>7}{row['median_s']:>10.2f}{row['per_tool_s']:>10.3f}"
+                + (f"{marginal:>18.3f}" if marginal is not None else f"{'-':>18}")
+            )
+        first, last = sc["sizes"][0]["tools"], sc["sizes"][-1]["tools"]
+        verdict = "flat" if sc["flat_within_20pct"] else "NOT flat"
+        yield (
+            f"  s/tool at {last} / at {first}: {sc['per_tool_ratio_largest_over_smallest']:.2f}"
+            f" -> {verdict} within 20 %"
+        )
+        if sc["marginal_ratio_last_over_first"] is not None:
+            verdict = "flat" if sc["marginal_flat_within_20pct"] else "NOT flat"
+            yield (
+                f"  marginal s/tool, last step / first step: "
+                f"{sc['marginal_ratio_last_over_first']:.2f} -> {verdict} within 20 %"
+            )
+
+
+def table(results: dict[str, Any]) -> str:
+    return "\n".join(_lines(results))
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smoke run: fewer repeats and tools")
+    parser.add_argument("--repeats", type=int, help="repeats per measurement (default 3; 1 quick)")
+    parser.add_argument("--output", type=Path, help="JSON file to write")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=("floor", "xdist", "startup", "scaling"),
+        help="measure only these figures (repeatable)",
+    )
+    parser.add_argument(
+        "--loadscope",
+        action="store_true",
+        help="also time the zoo with -n 2 --dist loadscope (one xdist worker per tool)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before each timed run, wait up to SECONDS for the rest of the machine to be quiet "
+        f"(under {QUIET_CORES} busy cores); for shared machines (default 0: do not wait)",
+    )
+    parser.add_argument("--floor-child", nargs=3, metavar=("REF", "PROTOCOL", "SEED"))
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    if args.floor_child:
+        ref, protocol, seed = args.floor_child
+        print(json.dumps(floor_seconds(ref, protocol, int(seed))))
+        return 0
+    repeats = args.repeats or (1 if args.quick else 3)
+    wanted = set(args.only or ("floor", "xdist", "startup", "scaling"))
+    if args.quick:
+        tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
+        refs = zoo_refs()[::4]
+        sizes = (2, 5, 10)
+        startup_repeats = max(repeats, 3)
+    else:
+        tools, refs, sizes = list(BENCH_TOOLS), zoo_refs(), (10, 50, 200)
+        startup_repeats = max(repeats, 5)
+    output = args.output or HERE / ("results-quick.json" if args.quick else "results.json")
+    _SETTLE["limit"] = args.settle
+    # A plain kill (SIGTERM) unwinds like Ctrl-C: the running child is killed, temp dirs removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    started = time.perf_counter()
+    results: dict[str, Any] = {
+        "mode": "quick" if args.quick else "full",
+        "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "repeats": repeats,
+        "machine": machine_facts(),
+    }
+    with (
+        tempfile.TemporaryDirectory(prefix="axm-bench-") as empty,
+        tempfile.TemporaryDirectory(prefix="axm-bench-pycache-") as pycache,
+    ):
+        workdir = Path(empty)  # an empty test directory: pytest collects nothing of its own
+        _PYCACHE["prefix"] = pycache
+        # Warm up the file cache and the bytecode caches; these runs are not counted.
+        _timed(kit_command([TRIVIAL_TOOL], "--axm-examples=1"), workdir)
+        _timed(pytest_command(), workdir)
+        if "startup" in wanted:
+            _log("5. startup")
+            results["startup"] = measure_startup(startup_repeats, workdir)
+        if "floor" in wanted:
+            _log(f"1-3. floor vs kit on {len(tools)} tools")
+            results["floor_vs_kit"] = measure_floor_and_kit(tools, repeats, workdir)
+        if "xdist" in wanted:
+            _log(f"4. fixture zoo, {len(refs)} tools, -n 0 / -n 2")
+            results["xdist"] = measure_xdist(refs, repeats, workdir, args.loadscope)
+        if "scaling" in wanted:
+            _log(f"6. scaling {sizes}")
+            results["scaling"] = measure_scaling(sizes, repeats, workdir)
+    results["duration_s"] = round(time.perf_counter() - started, 1)
+    results["settle"] = {
+        "limit_s": args.settle,
+        "waited_s": round(_SETTLE["waited"], 1),
+        "runs_not_settled": int(_SETTLE["unsettled"]),
+        "runs": int(_SETTLE["runs"]),
+    }
+    output.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    print(table(results))
+    print(f"\n(written to {output})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
