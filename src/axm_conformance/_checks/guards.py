@@ -8,6 +8,7 @@ denial (or a crashing guard) stops the call with GuardError, and the limit holds
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from axm_conformance._checks._registry import Context, Note, check
 from axm_conformance._checks.schema import input_unusable
@@ -32,6 +33,16 @@ def _has_limit(subject: SubjectInfo) -> str | None:
     return input_unusable(subject)
 
 
+def _stopped(trace: Any, denial: str) -> Iterator[str]:
+    """How a call that a guard denied failed to stop: the handler ran, or no GuardError came."""
+    if "handler" in trace.events:
+        yield f"the handler ran although {denial}"
+    if trace.exception is None:
+        yield f"{denial}, but the call returned an ordinary result: {trace.returned!r}"
+    elif not trace.exception.is_a("GuardError"):
+        yield f"{denial}, and the call raised {trace.exception.summary()}, not GuardError"
+
+
 def _denial(events: tuple[str, ...]) -> str:
     """The event in which a guard (or the injected one) raised, if any."""
     return next((event for event in events if " raised " in event), "")
@@ -44,15 +55,10 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Itera
     if trace.problem:
         yield f"not run: {trace.problem}"
         return
-    events, exception = trace.events, trace.exception
+    events = trace.events
     denial = _denial(events)
     if denial:
-        if "handler" in events:
-            yield f"the handler ran although {denial}"
-        if exception is None:
-            yield f"{denial}, but the call returned an ordinary result: {trace.returned!r}"
-        elif not exception.is_a("GuardError"):
-            yield f"{denial}, and the call raised {exception.summary()}, not GuardError"
+        yield from _stopped(trace, denial)
         return
     consulted = {event for event in events if event.startswith("guard ")}
     missing = [index for index in range(subject.guards) if f"guard {index}" not in consulted]
@@ -88,12 +94,7 @@ def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> It
     if trace.problem:
         yield f"not run: {trace.problem}"
         return
-    if "handler" in trace.events:
-        yield "the handler ran although a guard in front of it crashed (RuntimeError)"
-    if trace.exception is None:
-        yield f"a guard crashed, but the call returned an ordinary result: {trace.returned!r}"
-    elif not trace.exception.is_a("GuardError"):
-        yield f"a guard crashed and the call raised {trace.exception.summary()}, not GuardError"
+    yield from _stopped(trace, "a guard in front of it crashed (RuntimeError)")
 
 
 @check(
