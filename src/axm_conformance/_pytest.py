@@ -189,6 +189,15 @@ class ConformanceWarning(UserWarning):
     """A finding that does not fail the run (a tool that accepts invalid input, unless strict)."""
 
 
+class _KitItem(pytest.Item):
+    """An item of the kit: its failure is shown as the kit's own report, not a traceback."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
 @dataclass
 class ConformancePlugin:
     """Collects the items, certifies each tool once (on its first item), writes the outputs."""
@@ -389,7 +398,7 @@ class ConformancePlugin:
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
 
 
-class ValidatorItem(pytest.Item):
+class ValidatorItem(_KitItem):
     """One keyword of a validator: its JSON-Schema-Test-Suite cases, or differential fuzzing."""
 
     def __init__(
@@ -426,11 +435,6 @@ class ValidatorItem(pytest.Item):
         plugin.validator_reports.setdefault(self.ref, []).append(found)
         if not found.ok:
             raise CheckFailed("\n\n".join(format_disagreement(x) for x in found.disagreements))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, CheckFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.ref}[{self.keyword}]::{self.kind}"
@@ -502,7 +506,7 @@ def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], s
     return known
 
 
-class ConformanceItem(pytest.Item):
+class ConformanceItem(_KitItem):
     """One check of one tool."""
 
     def __init__(
@@ -548,11 +552,6 @@ class ConformanceItem(pytest.Item):
         if outcome.status == "warning":
             text = format_failure(report, outcome, self.plugin.settings)
             warnings.warn(ConformanceWarning(text), stacklevel=1)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, CheckFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.key}::{self.check.id}"
