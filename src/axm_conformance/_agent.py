@@ -28,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from axm_conformance._inotify import open_events
 from axm_conformance._observation import (
     ExceptionInfo,
     Observation,
@@ -86,7 +87,9 @@ class ToolState:
     adapter: Adapter
     loop: asyncio.AbstractEventLoop
     size_limit: int
-    # The project's files, to tell what a call wrote outside its working directory.
+    # The project's files, to tell what a call wrote outside its working directory. Their first
+    # snapshot is taken just before the first call, not at load: a worker may be started while
+    # another tool is still being certified.
     files: FileWatch | None = field(default=None, repr=False)
 
 
@@ -99,7 +102,7 @@ def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
         raise ValueError(f"{ref!r} names {len(loaded)} tools, not one")
     sub_ref, obj, hint = loaded[0]
     adapter = adapter_for(obj, sub_ref, _protocol(protocol, hint))
-    return ToolState(adapter, loop, size_limit, FileWatch(project_roots()))
+    return ToolState(adapter, loop, size_limit)
 
 
 def describe(state: ToolState) -> SubjectInfo:
@@ -132,6 +135,8 @@ def _invoke(state: ToolState, input: Any, invalid: bool) -> Observation:
         refusal = adapter.refuses(input)
         if refusal:
             return Observation(status="rejected", rejected_because=refusal)
+    if state.files is None:
+        state.files = FileWatch(project_roots())
     watch = Watch(state)
     adapter.handler_called = None
     started = time.perf_counter()
@@ -294,7 +299,8 @@ _FD_NAMES = ("input", "output", "error")
 # Threads the kit's own event loop starts for run_in_executor.
 _LOOP_THREAD_PREFIX = "asyncio_"
 
-Snapshot = dict[str, tuple[int, int, int, bool]]
+# Each path's (mtime, size, inode, is a directory, is walked into).
+Snapshot = dict[str, tuple[int, int, int, bool, bool]]
 
 
 def with_side_effects(observation: Observation, effects: tuple[str, ...]) -> Observation:
@@ -341,7 +347,8 @@ def _within(path: str, directory: str) -> bool:
 
 class FileWatch:
     """The files under the project's roots, to tell which ones a call created, changed or
-    removed. Each snapshot is the baseline of the next call, so one walk is made per call.
+    removed. Each snapshot is the baseline of the next call. The walked directories are watched
+    (inotify) where the system allows, and a call after which none changed is not walked again.
     Compiled bytecode (which other processes write as they import) is ignored."""
 
     def __init__(self, roots: tuple[str, ...]) -> None:
@@ -351,9 +358,24 @@ class FileWatch:
             for path in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.getcwd())
         }
         self.snapshot = self.take()
+        self.events = open_events() if self.snapshot is not None else None
+        self._watch()
+
+    def descends(self, entry: os.DirEntry[str]) -> bool:
+        """Whether the walk goes into this directory."""
+        return entry.name not in _UNWATCHED and entry.path not in self.skipped
+
+    def _watch(self) -> None:
+        """Have every directory the last walk went into watched, or else walk every time."""
+        if self.events is None or self.snapshot is None:
+            return
+        walked = [path for path, facts in self.snapshot.items() if facts[4]]
+        if not self.events.watch([*self.roots, *walked]):
+            self.events.close()
+            self.events = None
 
     def take(self) -> Snapshot | None:
-        """Each path's (mtime, size, inode, is a directory), or None when there are too many."""
+        """Each path's facts (see Snapshot), or None when there are too many."""
         found: Snapshot = {}
         pending = list(self.roots)
         while pending:
@@ -369,41 +391,50 @@ class FileWatch:
                         is_directory = entry.is_dir(follow_symlinks=False)
                     except OSError:
                         continue
-                    found[entry.path] = (stat.st_mtime_ns, stat.st_size, stat.st_ino, is_directory)
+                    descends = is_directory and self.descends(entry)
+                    found[entry.path] = (
+                        stat.st_mtime_ns,
+                        stat.st_size,
+                        stat.st_ino,
+                        is_directory,
+                        descends,
+                    )
                     if len(found) > _WATCH_LIMIT:
                         return None
-                    if (
-                        is_directory
-                        and entry.name not in _UNWATCHED
-                        and entry.path not in self.skipped
-                    ):
+                    if descends:
                         pending.append(entry.path)
         return found
 
     def changes(self) -> str:
         """What changed since the last snapshot, as a sentence ("" when nothing did)."""
         before = self.snapshot
-        if before is None:
+        if before is None or (self.events is not None and not self.events.changed(_bytecode)):
             return ""
         after = self.take()
         self.snapshot = after
         if after is None:
             return ""
+        self._watch()
         created = _topmost(
             path
             for path in after
-            if path not in before and os.path.basename(path) not in _UNWATCHED
+            if path not in before
+            and os.path.basename(path) not in _UNWATCHED
+            and not _compiled(path)
         )
-        removed = _topmost(path for path in before if path not in after)
+        removed = _topmost(path for path in before if path not in after and not _compiled(path))
         modified = [
             path
             for path, facts in after.items()
-            if path in before and not facts[3] and facts[:3] != before[path][:3]
+            if path in before
+            and not facts[3]
+            and facts[:3] != before[path][:3]
+            and not _compiled(path)
         ]
         parts = [
-            f"{verb} {_listed(sorted(path for path in paths if not _bytecode(path)))}"
+            f"{verb} {_listed(sorted(paths))}"
             for verb, paths in (("created", created), ("modified", modified), ("removed", removed))
-            if any(not _bytecode(path) for path in paths)
+            if paths
         ]
         if not parts:
             return ""
@@ -423,6 +454,11 @@ def _topmost(paths: Any) -> list[str]:
 def _bytecode(path: str) -> bool:
     name = os.path.basename(path)
     return name.endswith(".pyc") or ".pyc." in name
+
+
+def _compiled(path: str) -> bool:
+    """Bytecode, or a __pycache__ folder (what importing writes; other files in it count)."""
+    return _bytecode(path) or os.path.basename(path) == "__pycache__"
 
 
 def _listed(items: list[str]) -> str:

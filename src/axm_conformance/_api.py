@@ -14,7 +14,16 @@ from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, new_seed
 from axm_conformance._worker import Worker, WorkerConfig
 
-__all__ = ["LoadError", "check_tool", "inspect_tools", "item_keys", "load_tool", "ref_for"]
+__all__ = [
+    "LoadError",
+    "WorkersAhead",
+    "check_tool",
+    "inspect_tools",
+    "item_keys",
+    "load_tool",
+    "ref_for",
+    "tool_worker",
+]
 
 # Loading imports the tool's package, which can be slow; it still must not hang a run.
 _LOAD_TIMEOUT = 120.0
@@ -98,6 +107,19 @@ def inspect_tools(refs: Sequence[str], settings: Settings) -> list[SubjectInfo]:
     return subjects
 
 
+def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
+    """The worker a tool is called in, started now: ready by the time the engine calls it."""
+    config = WorkerConfig(
+        timeout=settings.timeout,
+        sys_path=settings.sys_path,
+        memory_limit=settings.memory_limit,
+        user=settings.worker_user,
+        setup="axm_conformance._agent:open_tool",
+        setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
+    )
+    return Worker(config).start()
+
+
 def item_keys(subjects: Iterable[SubjectInfo]) -> list[str]:
     """A short, unique, readable key per tool: its name when plain, else its reference."""
     keys: list[str] = []
@@ -121,8 +143,6 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     the tool is an outcome in the report, never an exception; a bad reference raises
     :class:`LoadError` and a bad setting :class:`SettingsError`.
     """
-    from axm_conformance._engine import certify  # Hypothesis is imported only to certify
-
     try:
         options = Settings(**{"sys_path": tuple(sys.path), **settings})
     except TypeError as exc:
@@ -132,8 +152,55 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     subjects = inspect_tools(refs, options)
     seed = options.seed if options.seed is not None else new_seed()
     options = replace(options, seed=seed)
-    reports = tuple(
-        certify(subject, key, options, seed, subjects)
-        for subject, key in zip(subjects, item_keys(subjects), strict=True)
-    )
+    from axm_conformance._checks import CHECKS
+
+    calls = any(CHECKS[check_id].per_call for check_id in options.checks or CHECKS)
+    # The first tool's worker starts while the engine, and Hypothesis with it, is imported.
+    workers = WorkersAhead(options, subjects if calls else ())
+    from axm_conformance._engine import certify
+
+    try:
+        reports = tuple(
+            certify(subject, key, options, seed, subjects, workers=workers)
+            for subject, key in zip(subjects, item_keys(subjects), strict=True)
+        )
+    finally:
+        workers.close()
     return Report(tools=reports, settings=options, seed=seed)
+
+
+class WorkersAhead:
+    """The tools' workers, each started before it is needed.
+
+    A worker takes a good part of a second to start (the interpreter, the imports, loading the
+    tool). Given the order in which tools will be certified, the first tool's worker starts at
+    once and each next one when the worker before it is taken, so that starting it overlaps
+    with certifying the tool before.
+    """
+
+    def __init__(self, settings: Settings, order: Sequence[SubjectInfo] = ()) -> None:
+        self.settings = settings
+        self.order = [subject.ref for subject in order]
+        self.subjects = {subject.ref: subject for subject in order}
+        self.started: dict[str, Worker] = {}
+        if self.order:
+            self._start(self.order[0])
+
+    def take(self, subject: SubjectInfo) -> Worker:
+        """The tool's worker (started ahead, or now); the next tool's worker starts."""
+        worker = self.started.pop(subject.ref, None) or tool_worker(subject, self.settings)
+        if subject.ref in self.order:
+            position = self.order.index(subject.ref)
+            if position + 1 < len(self.order):
+                self._start(self.order[position + 1])
+        return worker
+
+    def close(self) -> None:
+        """Stop the workers started for tools that were not certified after all."""
+        for worker in self.started.values():
+            worker.close()
+        self.started.clear()
+
+    def _start(self, ref: str) -> None:
+        if ref not in self.started:
+            self.started[ref] = tool_worker(self.subjects[ref], self.settings)

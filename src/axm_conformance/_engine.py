@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
+from axm_conformance._api import WorkersAhead
 from axm_conformance._checks import CHECKS, Check, Context, Note, Warn
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._report import Outcome, ToolReport
@@ -37,7 +38,7 @@ from axm_conformance._strategies import (
     keywords_exercised,
     valid_inputs,
 )
-from axm_conformance._worker import Crash, Worker, WorkerConfig
+from axm_conformance._worker import Crash, Worker
 
 __all__ = ["certify"]
 
@@ -339,8 +340,12 @@ def certify(
     seed: int,
     subjects: Iterable[SubjectInfo] = (),
     check_ids: Iterable[str] | None = None,
+    workers: WorkersAhead | None = None,
 ) -> ToolReport:
-    """Run the selected checks (all by default) on one tool and return their outcomes."""
+    """Run the selected checks (all by default) on one tool and return their outcomes.
+
+    The tool is called in a worker of its own, taken from ``workers`` when given.
+    """
     chosen = [CHECKS[check_id] for check_id in (check_ids or settings.checks or CHECKS)]
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
@@ -367,37 +372,36 @@ def certify(
                 duration=time.perf_counter() - started,
             )
     if per_call:
-        outcomes.update(_fuzz(subject, per_call, context, settings, seed))
+        worker = (workers or WorkersAhead(settings)).take(subject)
+        outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker))
     ordered = tuple(outcomes[check.id] for check in chosen)
     return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed)
 
 
 def _fuzz(
-    subject: SubjectInfo, checks: list[Check], context: Context, settings: Settings, seed: int
+    subject: SubjectInfo,
+    checks: list[Check],
+    context: Context,
+    settings: Settings,
+    seed: int,
+    worker: Worker,
 ) -> dict[str, Outcome]:
     started = time.perf_counter()
     runs = [_Run(check) for check in checks]
-    config = WorkerConfig(
-        timeout=settings.timeout,
-        sys_path=settings.sys_path,
-        memory_limit=settings.memory_limit,
-        user=settings.worker_user,
-        setup="axm_conformance._agent:open_tool",
-        setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
-    )
-    try:
-        schema = subject.input_schema
+    # The worker is closed whatever happens, also when the tool turns out not to be callable.
+    with worker:
         try:
-            valid, boundary = valid_inputs(schema), boundary_inputs(schema)
-            invalid, mutations = invalid_inputs(schema), invalid_examples(schema)
-        except ValueError as exc:
-            raise _NotRunnable(
-                f"no valid input can be generated from the input schema: {exc}"
-            ) from None
-        if subject.call_style == "dict":
-            mutations = [*mutations, *_not_objects()]
-        discarded_before = discarded_count(schema)
-        with Worker(config) as worker:
+            schema = subject.input_schema
+            try:
+                valid, boundary = valid_inputs(schema), boundary_inputs(schema)
+                invalid, mutations = invalid_inputs(schema), invalid_examples(schema)
+            except ValueError as exc:
+                raise _NotRunnable(
+                    f"no valid input can be generated from the input schema: {exc}"
+                ) from None
+            if subject.call_style == "dict":
+                mutations = [*mutations, *_not_objects()]
+            discarded_before = discarded_count(schema)
             session = _Session(subject, runs, context, worker, settings, valid, invalid)
             session.deadline = time.monotonic() + settings.tool_budget
             with contextlib.suppress(_Stop):
@@ -415,12 +419,12 @@ def _fuzz(
             for run in runs:
                 if run.failure is not None:
                     session.shrink(run, seed)
-    except _NotRunnable as exc:
-        message = f"not run: {exc}"
-        return {
-            run.check.id: Outcome(run.check.id, run.check.title, "failed", (message,))
-            for run in runs
-        }
+        except _NotRunnable as exc:
+            message = f"not run: {exc}"
+            return {
+                run.check.id: Outcome(run.check.id, run.check.title, "failed", (message,))
+                for run in runs
+            }
     duration = time.perf_counter() - started
     return {run.check.id: _outcome(run, session, duration) for run in runs}
 

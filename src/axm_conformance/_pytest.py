@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from _axm_conformance_pytestplugin import OPTIONS
-from axm_conformance._api import LoadError, inspect_tools, item_keys
+from axm_conformance._api import LoadError, WorkersAhead, inspect_tools, item_keys
 from axm_conformance._certificate import (
     BaselineError,
     baseline_of,
@@ -209,6 +209,7 @@ class ConformancePlugin:
     baseline: dict[tuple[str, str], str]
     reports: dict[str, ToolReport] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
+    workers: WorkersAhead | None = None
 
     @property
     def seed(self) -> int:
@@ -308,6 +309,9 @@ class ConformancePlugin:
         if item.key not in self.reports:
             # Imported here, not at plugin start: Hypothesis warns about work done while pytest
             # configures plugins, and a run that only collects never needs it.
+            if self.workers is None:
+                # The first tool's worker starts now, while the engine is imported.
+                self.workers = WorkersAhead(self.settings, self._order(item))
             from axm_conformance._engine import certify
 
             selected = [
@@ -316,9 +320,29 @@ class ConformancePlugin:
                 if isinstance(other, ConformanceItem) and other.key == item.key
             ]
             self.reports[item.key] = certify(
-                item.subject, item.key, self.settings, self.seed, self.subjects, selected
+                item.subject,
+                item.key,
+                self.settings,
+                self.seed,
+                self.subjects,
+                selected,
+                workers=self.workers,
             )
         return self.reports[item.key]
+
+    def _order(self, first: ConformanceItem) -> list[SubjectInfo]:
+        """The tools this process will call, in the order it will certify them.
+
+        An xdist worker does not know which tools it will be sent after this one.
+        """
+        if hasattr(self.config, "workerinput"):
+            return [first.subject]
+        order = {
+            other.key: other.subject
+            for other in first.session.items
+            if isinstance(other, ConformanceItem) and other.check.per_call
+        }
+        return list(order.values())
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -334,6 +358,8 @@ class ConformancePlugin:
             self.records.append(record)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.workers is not None:
+            self.workers.close()  # started ahead for tools the run did not get to (-x, Ctrl-C)
         if hasattr(self.config, "workerinput") or not self.records:
             return  # an xdist worker: its records went to the controller
         document = certificate(self.records, self.settings, self.seed)

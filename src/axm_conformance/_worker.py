@@ -198,7 +198,6 @@ class Worker:
             HOME=str(self._workdir),
             TMPDIR=str(self._workdir / "tmp"),
             PYTHONHASHSEED="0",
-            PYTHONDONTWRITEBYTECODE="1",
         )
         self._env.update(config.env)
 
@@ -227,12 +226,11 @@ class Worker:
             request = pickle.dumps((target, args), pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
             raise TypeError(f"the arguments of {target} cannot be pickled: {exc}") from exc
-        process = self._resources.process
-        if process is None:
-            started = self._start()
-            if isinstance(started, Outcome):
-                return started
-            process = started
+        process = self._resources.process or self._start()
+        if not process.ready:
+            failed = self._await_setup(process)
+            if failed is not None:
+                return failed
         process.begin_call()
         deadline = time.monotonic() + seconds
         try:
@@ -244,6 +242,18 @@ class Worker:
         if tag == _VALUE:
             return _unpickle_value(target, body, self._config.trusted_modules)
         return self._error_or_crash(tag, body, "during the call")
+
+    def start(self) -> Self:
+        """Start the worker process now, without waiting for its setup to finish.
+
+        The interpreter's start, the imports and the setup then run while the caller does
+        something else; the first call waits for them. Errors are reported by that call.
+        """
+        self._check_open()
+        if self._resources.process is None:
+            with contextlib.suppress(OSError):
+                self._start()
+        return self
 
     def restart(self) -> None:
         """Stop the worker process; the next call starts a fresh one and runs the setup again."""
@@ -264,8 +274,8 @@ class Worker:
         if not self._finalizer.alive:
             raise RuntimeError("the worker is closed")
 
-    def _start(self) -> _Process | Outcome:
-        """Start a worker process and wait until its setup has run."""
+    def _start(self) -> _Process:
+        """Start a worker process and send it its setup (see _await_setup)."""
         uid, gid = self._credentials or (None, None)
         fds: list[int] = []
         try:
@@ -311,16 +321,26 @@ class Worker:
             os.close(fd)
         process = _Process(popen, to_worker_w, from_worker_r, stderr, token)
         self._resources.process = process
-        seconds = max(self._config.timeout, _MIN_SETUP_TIMEOUT)
-        deadline = time.monotonic() + seconds
+        process.setup_deadline = time.monotonic() + self._setup_seconds()
+        # Unless the setup arguments are large, the pipe holds the frame until the worker reads
+        # it: no waiting here.
+        with contextlib.suppress(_Lost):
+            process.send(_START, self._start_message, process.setup_deadline)
+        return process
+
+    def _setup_seconds(self) -> float:
+        return max(self._config.timeout, _MIN_SETUP_TIMEOUT)
+
+    def _await_setup(self, process: _Process) -> Outcome | None:
+        """Wait until the worker's setup has run: None, or the Outcome saying why it did not."""
         try:
-            process.send(_START, self._start_message, deadline)
-            tag, body = process.receive(deadline)
+            tag, body = process.receive(process.setup_deadline)
         except _Lost as lost:
-            late = f"the worker did not finish starting within {seconds} s"
+            late = f"the worker did not finish starting within {self._setup_seconds()} s"
             return Outcome(crash=self._crash(lost, late, "during start-up"))
         if tag == _READY:
-            return process
+            process.ready = True
+            return None
         outcome = self._error_or_crash(tag, body, "during start-up")
         # A worker whose setup failed has no state to serve calls with.
         self._resources.stop_process()
@@ -416,6 +436,9 @@ class _Process:
             self.pidfd = None
         self.call_start = 0
         self.stopped = False
+        # Set when the process starts; ready once its setup has run.
+        self.setup_deadline = math.inf
+        self.ready = False
 
     def begin_call(self) -> None:
         """Remember where the stderr log stood, to tell this call's output from earlier output."""

@@ -372,7 +372,6 @@ def test_the_workdir_is_cwd_and_home_and_is_removed_on_close() -> None:
         assert seen["cwd"] == seen["home"] == str(workdir)
         assert seen["tmpdir"] == str(workdir / "tmp")
         assert seen["hashseed"] == "0"
-        assert seen["environ"]["PYTHONDONTWRITEBYTECODE"] == "1"
         assert seen["environ"]["AXM_EXTRA"] == "yes"
         assert Path(worker.call(f"{T}:touch", "out.txt").value) == workdir / "out.txt"
     assert not workdir.exists()
