@@ -319,6 +319,23 @@ def test_a_hanging_setup_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
         assert crash.detail.startswith("the worker did not finish starting within 0.5 s")
 
 
+def test_start_returns_before_the_setup_ends_and_the_first_call_waits_for_it() -> None:
+    with Worker(config(setup=f"{T}:sleep", setup_args=(None, 0.5))) as worker:
+        began = time.monotonic()
+        assert worker.start() is worker
+        assert time.monotonic() - began < 0.3
+        assert worker.pid is not None
+        started_pid = worker.pid
+        assert worker.call(f"{T}:pid").value == started_pid
+        assert worker.start().pid == started_pid  # a running worker is not started again
+
+
+def test_a_setup_that_fails_after_start_is_reported_by_the_first_call() -> None:
+    setup = config(setup=f"{T}:failing_setup", setup_args=("no tool here",))
+    with Worker(setup).start() as worker:
+        assert error_of(worker.call(f"{T}:echo")).message == "no tool here"
+
+
 def test_an_unpicklable_return_value_is_an_error(worker: Worker) -> None:
     error = error_of(worker.call(f"{T}:unpicklable"))
     assert error.type_name == "TypeError"

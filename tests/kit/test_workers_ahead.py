@@ -1,0 +1,65 @@
+"""Workers started ahead of use: each tool's worker starts before the engine needs it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from axm_conformance._api import WorkersAhead, inspect_tools
+from axm_conformance._settings import Settings
+from tests.conftest import FIXTURES
+
+
+def running(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def gone(pid: int | None) -> bool:
+    deadline = time.monotonic() + 3
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not running(pid)
+
+
+SETTINGS = Settings(sys_path=(str(FIXTURES),))
+FIRST, SECOND, OTHER = inspect_tools(
+    ["zoo_axm:SlugTool", "zoo_axm:MedianTool", "zoo_axm:SafeDivideTool"], SETTINGS
+)
+
+
+def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_is_taken() -> None:
+    workers = WorkersAhead(SETTINGS, [FIRST, SECOND])
+    try:
+        first = workers.started[FIRST.ref]
+        assert running(first.pid) and SECOND.ref not in workers.started
+        assert workers.take(FIRST) is first
+        second = workers.started[SECOND.ref]
+        assert running(second.pid)
+        assert workers.take(SECOND) is second and workers.started == {}
+        # The worker serves the tool it was started for.
+        outcome = second.call("axm_conformance._agent:describe")
+        assert outcome.value.ref == SECOND.ref
+        first.close()
+        second.close()
+    finally:
+        workers.close()
+
+
+def test_a_tool_out_of_the_order_gets_a_worker_started_when_taken() -> None:
+    workers = WorkersAhead(SETTINGS)
+    assert workers.started == {}
+    with workers.take(OTHER) as worker:
+        assert worker.call("axm_conformance._agent:describe").value.ref == OTHER.ref
+
+
+def test_close_stops_the_workers_nobody_took() -> None:
+    workers = WorkersAhead(SETTINGS, [FIRST, SECOND])
+    pid = workers.started[FIRST.ref].pid
+    workers.close()
+    assert gone(pid) and workers.started == {}
