@@ -21,7 +21,7 @@ from typing import Any
 from axm_conformance._agent import ToolState, exception_info
 from axm_conformance._observation import ExceptionInfo, jsonable
 
-__all__ = ["GuardTrace", "LimitTrace", "probe_concurrency", "probe_guards"]
+__all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
 
 # How long an instrumented handler holds its permit while the concurrency probe measures.
 _HOLD = 0.05
@@ -143,6 +143,25 @@ def _instrumented(
         return dataclasses.replace(tool, handler=handler, guards=tuple(guards))
     except Exception as exc:
         raise ProbeError(f"copying the tool failed: {type(exc).__name__}: {exc}") from exc
+
+
+def handler_recorded(tool: Any) -> tuple[Any, _Recorder]:
+    """A shallow copy of ``tool`` whose handler records its runs; everything else is the tool's.
+
+    Not re-initialised like the probes' copies: published axio keeps the schema it derived from
+    the handler in an init field, which a new ``__init__`` takes for an explicit schema, and then
+    drops the handler's own argument checks (``Field`` bounds), the very checks judged here.
+    """
+    handler = getattr(tool, "handler", None)
+    if not (isinstance(handler, type) or inspect.iscoroutinefunction(handler)):
+        raise ProbeError("the handler is neither an async def function nor a class")
+    recorder = _Recorder()
+    try:
+        recorded = copy.copy(tool)
+        object.__setattr__(recorded, "handler", _record_handler(handler, recorder))
+    except Exception as exc:
+        raise ProbeError(f"copying the tool failed: {type(exc).__name__}: {exc}") from exc
+    return recorded, recorder
 
 
 def probe_guards(state: ToolState, input: dict[str, Any], crash_first: bool = False) -> GuardTrace:

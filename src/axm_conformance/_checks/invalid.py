@@ -56,7 +56,13 @@ def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) ->
                 f"raised {exception.summary()} on an invalid input; only "
                 f"{' and '.join(subject.allowed_exceptions)} may escape"
             )
-        elif exception.cause is not None and is_programming_error(exception.cause):
+        elif (
+            exception.cause is not None
+            and is_programming_error(exception.cause)
+            # A runtime may refuse the arguments with a TypeError before the handler runs, as
+            # published axio does; only a handler that ran with them has crashed.
+            and observation.handler_called is not False
+        ):
             yield (
                 f"the handler crashed on an invalid input: {exception.cause.summary()}; "
                 "the arguments should have been refused before it ran"

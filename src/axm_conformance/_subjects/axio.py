@@ -67,3 +67,22 @@ class AxioAdapter(Adapter):
 
     async def call(self, input: Any) -> Any:
         return await self.obj(**input)
+
+    def call_invalid(self, input: Any) -> Any:
+        """Call a copy whose handler records whether it ran, so that a ``HandlerError`` raised by
+        the runtime's own argument checks (published axio's is caused by a ``TypeError`` or
+        ``ValueError``) is told from a handler that crashed; ``handler_called`` says which."""
+        from axm_conformance._probes import ProbeError, handler_recorded  # imports the agent
+
+        try:
+            tool, recorder = handler_recorded(self.obj)
+        except ProbeError:
+            return self.call(input)
+
+        async def recorded() -> Any:
+            try:
+                return await tool(**input)
+            finally:
+                self.handler_called = "handler" in recorder.events
+
+        return recorded()
