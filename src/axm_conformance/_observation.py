@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "CONTENT_BLOCKS",
     "PROGRAMMING_ERRORS",
     "Call",
     "ExceptionInfo",
@@ -44,6 +45,11 @@ PROGRAMMING_ERRORS = frozenset(
 )
 
 
+# The type name ResultFacts gives a list of content blocks (TextBlock, ImageBlock, ...), which an
+# axio agent passes on to the model as it passes on a str.
+CONTENT_BLOCKS = "list[ContentBlock]"
+
+
 @dataclass(frozen=True)
 class ParameterInfo:
     """One parameter of the tool's execute/handler."""
@@ -59,9 +65,10 @@ class SubjectInfo:
 
     ``call_style`` says how an input reaches the tool: "keywords" (each property a keyword
     argument), "dict" (the input object as one argument) or "none" (the tool cannot be called).
-    ``returns`` names the result contract: "tool-result", "str" or "json". ``exception_policy``
-    says which exceptions may escape a call: "never", "domain" (any but programming errors) or
-    "wrapped" (only the protocol's own ``allowed_exceptions``, judged by their cause).
+    ``returns`` names the result contract: "tool-result", "str" (a str or a list of content
+    blocks) or "json". ``exception_policy`` says which exceptions may escape a call: "never",
+    "domain" (any but programming errors) or "wrapped" (only the protocol's own
+    ``allowed_exceptions``, judged by their cause).
     """
 
     ref: str
@@ -124,7 +131,8 @@ class ResultFacts:
     """What a call returned, reduced to facts: its type, its fields, and its payload as JSON.
 
     ``fields`` holds a JSON-safe rendering of each result field (the protocol's ``result_fields``,
-    or ``value`` for a bare value) and ``field_types`` their Python type names. ``problems`` lists
+    or ``value`` for a bare value) and ``field_types`` their Python type names (for a list of
+    content blocks, rendered as their fields, :data:`CONTENT_BLOCKS`). ``problems`` lists
     every place the payload is not strict JSON. ``size`` is the payload's serialised size in bytes;
     when it is over the limit, ``truncated`` is set, the rendering is cut, and ``size`` is only
     a lower bound.

@@ -1,7 +1,10 @@
 """axio: async tools wrapped in a frozen :class:`Tool`, with guards and a concurrency limit.
 
 One :class:`Tool` serves both published variants: a plain ``async def`` handler (its parameters
-are the input) and a pydantic :class:`ToolHandler` subclass (its fields are the input).
+are the input) and a pydantic :class:`ToolHandler` subclass (its fields are the input). A handler
+returns the text the model reads: a ``str``, or a list of content blocks (:class:`TextBlock`,
+:class:`ImageBlock`, :class:`AudioBlock`, :class:`VideoBlock`), which published axio's agent
+passes on as they are.
 
 Exception hierarchy::
 
@@ -31,17 +34,22 @@ from axm_runtime.tool_use import validate_input
 __all__ = [
     "CONTEXT",
     "AllowAllGuard",
+    "AudioBlock",
     "AxioError",
+    "ContentBlock",
     "DenyAllGuard",
     "Field",
     "FieldInfo",
     "GuardError",
     "HandlerError",
+    "ImageBlock",
     "PermissionGuard",
+    "TextBlock",
     "Tool",
     "ToolError",
     "ToolHandler",
     "ToolSelector",
+    "VideoBlock",
 ]
 
 T = TypeVar("T")
@@ -64,6 +72,35 @@ class GuardError(ToolError):
 
 class HandlerError(ToolError):
     """The arguments were invalid, or the handler raised (the original is ``__cause__``)."""
+
+
+class ContentBlock:
+    """Base of the blocks a handler may return, in a list, instead of a ``str``."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock(ContentBlock):
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock(ContentBlock):
+    media_type: str  # "image/png", "image/jpeg", "image/gif" or "image/webp"
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AudioBlock(ContentBlock):
+    media_type: str  # "audio/wav", "audio/mpeg", ...
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class VideoBlock(ContentBlock):
+    media_type: str  # "video/mp4", "video/webm", ...
+    data: bytes
 
 
 class FieldInfo(Bounds):

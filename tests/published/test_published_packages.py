@@ -37,11 +37,6 @@ ENTRY_POINTS = {
 }
 
 # Kit gaps: the fix each needs is under "Changes the kit needs" on the page.
-CONTENT_BLOCKS = pytest.mark.xfail(
-    strict=True,
-    reason="kit gap K2: result-type/result-json demand a str from axio tools; published axio "
-    "also accepts a list of content blocks (TextBlock, ImageBlock, ...)",
-)
 COORDINATOR = pytest.mark.xfail(
     strict=True,
     raises=LoadError,
@@ -80,7 +75,7 @@ def published(entry_points: Callable[[dict[str, dict[str, str]]], Path]) -> None
     [
         "pub_axio:greet",
         "pub_axio:clamp",
-        pytest.param("pub_axio:quote_blocks", marks=CONTENT_BLOCKS),
+        "pub_axio:quote_blocks",
         "entry-point:axio.tools:shout",
         "pub_amplifier:WordCountTool",
         "pub_amplifier:FailingLookupTool",

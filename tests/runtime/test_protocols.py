@@ -72,6 +72,11 @@ def test_public_names() -> None:
         "ToolError",
         "GuardError",
         "HandlerError",
+        "ContentBlock",
+        "TextBlock",
+        "ImageBlock",
+        "AudioBlock",
+        "VideoBlock",
     }
     assert set(amplifier.__all__) >= {
         "Tool",

@@ -8,7 +8,13 @@ from typing import Any
 
 from axm_conformance._checks._registry import Context, check
 from axm_conformance._checks.schema import input_unusable, schema_problem
-from axm_conformance._observation import PROGRAMMING_ERRORS, Call, ExceptionInfo, SubjectInfo
+from axm_conformance._observation import (
+    CONTENT_BLOCKS,
+    PROGRAMMING_ERRORS,
+    Call,
+    ExceptionInfo,
+    SubjectInfo,
+)
 
 __all__ = ["display", "is_programming_error"]
 
@@ -74,12 +80,12 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
     considers=("returned",),
 )
 def result_type(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
-    """The result has the protocol's type: a ToolResult-shaped object, or a str for axio."""
+    """The result has the protocol's type: a ToolResult, or for axio a str or content blocks."""
     result = call.observation.result
     assert result is not None
     if subject.returns == "str":
-        if result.field_types.get("value") != "str":
-            yield f"returned {result.type_name}, not a str"
+        if result.field_types.get("value") not in ("str", CONTENT_BLOCKS):
+            yield f"returned {result.type_name}, not a str or a list of content blocks"
         return
     if result.type_name in ("NoneType", "str", "coroutine") or result.is_mapping:
         what = (

@@ -138,6 +138,10 @@ class Adapter:
             **facts,
         )
 
+    def payload(self, value: Any) -> tuple[Any, str]:
+        """A bare returned value as the result checks see it, and the name of its type."""
+        return value, type(value).__name__
+
     def facts(self, value: Any, *, size_limit: int) -> ResultFacts:
         """Reduce a returned value to the facts the result checks judge."""
         is_mapping = isinstance(value, Mapping)
@@ -158,7 +162,7 @@ class Adapter:
                     continue
                 fields[key], field_types[key] = item, type(item).__name__
         else:
-            fields["value"], field_types["value"] = value, type(value).__name__
+            fields["value"], field_types["value"] = self.payload(value)
         rendered, problems = jsonable(fields)
         size = _size_at_least(rendered)
         truncated = size > size_limit

@@ -6,10 +6,12 @@ the reference runtime and on published axio alike: only the shape is relied on.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import inspect
 from typing import Any
 
-from axm_conformance._observation import ParameterInfo, SubjectInfo
+from axm_conformance._observation import CONTENT_BLOCKS, ParameterInfo, SubjectInfo
 from axm_conformance._subjects._base import (
     Adapter,
     Missing,
@@ -68,6 +70,13 @@ class AxioAdapter(Adapter):
     async def call(self, input: Any) -> Any:
         return await self.obj(**input)
 
+    def payload(self, value: Any) -> tuple[Any, str]:
+        """A list of content blocks, which axio's agent passes on as it does a str, is judged as
+        the blocks' fields, their bytes in base64 as a model is sent them."""
+        if isinstance(value, list) and all(_is_content_block(item) for item in value):
+            return [_block_fields(block) for block in value], CONTENT_BLOCKS
+        return super().payload(value)
+
     def call_invalid(self, input: Any) -> Any:
         """Call a copy whose handler records whether it ran, so that a ``HandlerError`` raised by
         the runtime's own argument checks (published axio's is caused by a ``TypeError`` or
@@ -86,3 +95,24 @@ class AxioAdapter(Adapter):
                 self.handler_called = "handler" in recorder.events
 
         return recorded()
+
+
+def _is_content_block(value: Any) -> bool:
+    """An instance of a class named ContentBlock or derived from one, whichever runtime's
+    (``axio.blocks``, ``axm_runtime.axio``): known by name, so that axio need not be imported."""
+    return any(cls.__name__ == "ContentBlock" for cls in type(value).__mro__)
+
+
+def _block_fields(block: Any) -> Any:
+    """``{"TextBlock": {"text": ...}}``: a dataclass block's fields, bytes in base64."""
+    if not dataclasses.is_dataclass(block):
+        return block
+    fields = {field.name: getattr(block, field.name) for field in dataclasses.fields(block)}
+    return {
+        type(block).__name__: {
+            name: base64.b64encode(value).decode()
+            if isinstance(value, bytes | bytearray)
+            else value
+            for name, value in fields.items()
+        }
+    }
