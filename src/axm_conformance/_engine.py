@@ -363,12 +363,13 @@ def certify(
             per_call.append(check)
         else:
             started = time.perf_counter()
-            messages = tuple(check.function(subject, context))
+            found = tuple(check.function(subject, context))
+            violations = tuple(item for item in found if not isinstance(item, Note))
             outcomes[check.id] = Outcome(
                 check.id,
                 check.title,
-                "failed" if messages else "passed",
-                messages,
+                "failed" if violations else "passed",
+                violations or found,
                 duration=time.perf_counter() - started,
             )
     if per_call:

@@ -49,3 +49,33 @@ def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_prope
         for outcome in tool.failed
     ]
     assert not problems, "\n".join([f"{entry['ref']} ({entry['why']})", *problems, *details])
+
+
+def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: Any) -> None:
+    """axm resolves a name published in both axm groups to the tribunal entry: no clash."""
+    make_distribution(
+        "shadowing-tools",
+        {
+            "axm.tools": {"make_slug": "zoo_axm:SlugTool", "slug": "zoo_axm:SlugTool"},
+            "axm.tribunal.tools": {"make_slug": "zoo_axm:SlugTool"},
+        },
+        {},
+    )
+    refs = [
+        "entry-point:axm.tools:make_slug",
+        "entry-point:axm.tools:slug",
+        "entry-point:axm.tribunal.tools:make_slug",
+    ]
+    report = check_tool(refs, checks=("name-unique",))
+    outcomes = {tool.subject.ref: tool.outcome("name-unique") for tool in report.tools}
+    legacy = outcomes["entry-point:axm.tools:make_slug"]
+    assert (legacy.status, legacy.messages) == (
+        "passed",
+        ("shadowed by entry-point:axm.tribunal.tools:make_slug, to which axm resolves the name",),
+    )
+    # A second entry point under another name is a second tool with the same name.
+    for ref in ("entry-point:axm.tools:slug", "entry-point:axm.tribunal.tools:make_slug"):
+        assert outcomes[ref].status == "failed", outcomes[ref]
+    assert outcomes["entry-point:axm.tools:slug"].messages == (
+        "the name 'make_slug' is also the name of entry-point:axm.tribunal.tools:make_slug",
+    )

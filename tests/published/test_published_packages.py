@@ -44,11 +44,6 @@ COORDINATOR = pytest.mark.xfail(
     "only mount/unmount/get; register_cleanup (and the rest of amplifier-core's coordinator "
     "API) raises AttributeError",
 )
-TRIBUNAL_SHADOWING = pytest.mark.xfail(
-    strict=True,
-    reason="kit gap K4: name-unique fails a name published in both axm.tribunal.tools and "
-    "axm.tools, which axm resolves by shadowing (the tribunal entry wins)",
-)
 
 
 def failures(ref: str | list[str]) -> dict[str, dict[str, list[str]]]:
@@ -90,7 +85,6 @@ def published(entry_points: Callable[[dict[str, dict[str, str]]], Path]) -> None
                 "entry-point:axm.tools:axm_word_count",
                 "entry-point:axm.tribunal.tools:axm_word_count",
             ],
-            marks=TRIBUNAL_SHADOWING,
             id="axm-both-groups",
         ),
     ],

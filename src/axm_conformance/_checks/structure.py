@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks._registry import Context, Note, check
 from axm_conformance._observation import SubjectInfo
 
 __all__: list[str] = []
@@ -35,13 +35,31 @@ def name_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
         yield f"the name {subject.name!r} does not match {pattern}"
 
 
+_LEGACY, _TRIBUNAL = "entry-point:axm.tools:", "entry-point:axm.tribunal.tools:"
+
+
+def _shadow(ref: str, refs: set[str]) -> str | None:
+    """The entry point under test that shadows ``ref``: axm resolves a name published in both
+    axm.tools and axm.tribunal.tools to the tribunal one, and never loads the other."""
+    shadow = _TRIBUNAL + ref.removeprefix(_LEGACY) if ref.startswith(_LEGACY) else None
+    return shadow if shadow in refs else None
+
+
 @check("name-unique", "structure", applies=_recognised)
 def name_unique(subject: SubjectInfo, context: Context) -> Iterator[str]:
     """No other tool under test has the same name."""
+    refs = {other.ref for other in context.subjects}
+    shadow = _shadow(subject.ref, refs)
+    if shadow is not None:
+        yield Note(f"shadowed by {shadow}, to which axm resolves the name")
+        return
     others = [
         other.ref
         for other in context.subjects
-        if other.ref != subject.ref and other.name_type == "str" and other.name == subject.name
+        if other.ref != subject.ref
+        and other.name_type == "str"
+        and other.name == subject.name
+        and _shadow(other.ref, refs) is None
     ]
     if subject.name_type == "str" and others:
         yield f"the name {subject.name!r} is also the name of " + ", ".join(others)
