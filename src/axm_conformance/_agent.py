@@ -39,7 +39,7 @@ from axm_conformance._observation import (
 from axm_conformance._refs import load
 from axm_conformance._subjects import Adapter, adapter_for
 
-__all__ = ["ToolState", "describe", "inspect_refs", "invoke", "open_tool"]
+__all__ = ["ToolState", "describe", "describe_all", "invoke", "open_tool", "open_tools"]
 
 _KIT_DIR = str(Path(__file__).resolve().parent)
 _CAUSE_DEPTH = 8
@@ -48,20 +48,6 @@ _TRACEBACK_FRAMES = 1000
 _TRACEBACK_HEAD = 50
 _TRACEBACK_TAIL = 50
 _MESSAGE_LIMIT = 10_000
-
-
-def inspect_refs(state: None, refs: list[str], protocol: str) -> list[SubjectInfo]:
-    """Describe every tool the references name (raises LoadError for a bad reference)."""
-    subjects: list[SubjectInfo] = []
-    for ref in refs:
-        loop = asyncio.new_event_loop()
-        try:
-            for sub_ref, obj, hint in load(ref, loop.run_until_complete):
-                described = adapter_for(obj, sub_ref, _protocol(protocol, hint)).describe()
-                subjects.append(dataclasses.replace(described, distribution=_distribution(obj)))
-        finally:
-            loop.close()
-    return subjects
 
 
 def _distribution(obj: Any) -> tuple[str, str] | None:
@@ -93,16 +79,40 @@ class ToolState:
     files: FileWatch | None = field(default=None, repr=False)
 
 
-def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
-    """Load exactly one tool; the worker keeps the result as its state."""
+def open_tools(refs: list[str], protocol: str, size_limit: int) -> ToolState | list[SubjectInfo]:
+    """Setup of the inspecting worker: load every tool the references name.
+
+    When they name exactly one, the state is that tool, ready to be called: the worker that
+    inspected it can go on to certify it. Otherwise the state is their descriptions.
+    """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    loaded = load(ref, loop.run_until_complete)
-    if len(loaded) != 1:
-        raise ValueError(f"{ref!r} names {len(loaded)} tools, not one")
-    sub_ref, obj, hint = loaded[0]
-    adapter = adapter_for(obj, sub_ref, _protocol(protocol, hint))
-    return ToolState(adapter, loop, size_limit)
+    adapters = [
+        adapter_for(obj, sub_ref, _protocol(protocol, hint))
+        for ref in refs
+        for sub_ref, obj, hint in load(ref, loop.run_until_complete)
+    ]
+    if len(adapters) == 1:
+        return ToolState(adapters[0], loop, size_limit)
+    loop.close()
+    return [_described(adapter) for adapter in adapters]
+
+
+def describe_all(state: ToolState | list[SubjectInfo]) -> list[SubjectInfo]:
+    """Describe every tool the worker loaded (see open_tools)."""
+    return [_described(state.adapter)] if isinstance(state, ToolState) else state
+
+
+def _described(adapter: Adapter) -> SubjectInfo:
+    return dataclasses.replace(adapter.describe(), distribution=_distribution(adapter.obj))
+
+
+def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
+    """Load exactly one tool; the worker keeps the result as its state."""
+    state = open_tools([ref], protocol, size_limit)
+    if not isinstance(state, ToolState):
+        raise ValueError(f"{ref!r} names {len(state)} tools, not one")
+    return state
 
 
 def describe(state: ToolState) -> SubjectInfo:

@@ -12,7 +12,7 @@ from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, new_seed
-from axm_conformance._worker import Worker, WorkerConfig
+from axm_conformance._worker import Outcome, Worker, WorkerConfig
 
 __all__ = [
     "LoadError",
@@ -68,43 +68,63 @@ def ref_for(tool: Any) -> str:
     )
 
 
-def inspect_tools(refs: Sequence[str], settings: Settings) -> list[SubjectInfo]:
+def inspect_tools(
+    refs: Sequence[str], settings: Settings, workers: WorkersAhead | None = None
+) -> list[SubjectInfo]:
     """Load the references in a worker and describe each tool they name.
 
-    Raises :class:`LoadError` with a one-line message for a reference that cannot be loaded.
+    When they name exactly one tool and ``workers`` is given, the worker, which has the tool
+    loaded, is kept there to certify it. Raises :class:`LoadError` with a one-line message for
+    a reference that cannot be loaded.
     """
     config = WorkerConfig(
-        timeout=_LOAD_TIMEOUT,
+        timeout=settings.timeout,
         sys_path=settings.sys_path,
         memory_limit=settings.memory_limit,
         user=settings.worker_user,
+        files=settings.worker_files,
+        setup="axm_conformance._agent:open_tools",
+        setup_args=(list(refs), settings.protocol, settings.max_result_bytes),
+        setup_timeout=_LOAD_TIMEOUT,
     )
     try:
-        worker = Worker(config)
+        worker = Worker(config).start()
     except ValueError as exc:  # an unknown user, or one this process cannot switch to
         raise SettingsError("worker_user", str(exc)) from None
-    with worker:
-        try:
-            outcome = worker.call(
-                "axm_conformance._agent:inspect_refs", list(refs), settings.protocol
-            )
-        except PermissionError as exc:
-            raise SettingsError(
-                "worker_user",
-                f"user {settings.worker_user!r} cannot run this Python ({sys.executable}): "
-                f"{exc.strerror}; run the kit from an interpreter and environment that user "
-                "can read (e.g. a virtual environment outside /root)",
-            ) from None
+    # Certification needs the engine next, and Hypothesis with it: imported while the worker
+    # starts and loads the tools, on another core.
+    import axm_conformance._engine  # noqa: F401
+
+    try:
+        outcome = worker.call("axm_conformance._agent:describe_all", timeout=_LOAD_TIMEOUT)
+    except PermissionError as exc:
+        worker.close()
+        raise SettingsError(
+            "worker_user",
+            f"user {settings.worker_user!r} cannot run this Python ({sys.executable}): "
+            f"{exc.strerror}; run the kit from an interpreter and environment that user "
+            "can read (e.g. a virtual environment outside /root)",
+        ) from None
+    if not outcome.ok:
+        worker.close()
+        raise LoadError(_load_failure(refs, outcome))
+    subjects: list[SubjectInfo] = outcome.value
+    if workers is not None and len(subjects) == 1:
+        workers.adopt(subjects[0], worker)
+    else:
+        worker.close()
+    return subjects
+
+
+def _load_failure(refs: Sequence[str], outcome: Outcome) -> str:
     if outcome.error is not None:
         if outcome.error.type_name.rpartition(".")[2] == "LoadError":
-            raise LoadError(outcome.error.message)
-        raise LoadError(
+            return outcome.error.message
+        return (
             f"loading {', '.join(refs)} raised {outcome.error.type_name}: {outcome.error.message}"
         )
-    if outcome.crash is not None:
-        raise LoadError(f"loading {', '.join(refs)} crashed the worker: {outcome.crash.detail}")
-    subjects: list[SubjectInfo] = outcome.value
-    return subjects
+    assert outcome.crash is not None
+    return f"loading {', '.join(refs)} crashed the worker: {outcome.crash.detail}"
 
 
 def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
@@ -114,6 +134,7 @@ def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
         sys_path=settings.sys_path,
         memory_limit=settings.memory_limit,
         user=settings.worker_user,
+        files=settings.worker_files,
         setup="axm_conformance._agent:open_tool",
         setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
     )
@@ -149,17 +170,16 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
         raise SettingsError("settings", str(exc)) from None
     many = tool_or_ref if isinstance(tool_or_ref, list | tuple) else [tool_or_ref]
     refs = [item if isinstance(item, str) else ref_for(item) for item in many]
-    subjects = inspect_tools(refs, options)
-    seed = options.seed if options.seed is not None else new_seed()
-    options = replace(options, seed=seed)
-    from axm_conformance._checks import CHECKS
-
-    calls = any(CHECKS[check_id].per_call for check_id in options.checks or CHECKS)
-    # The first tool's worker starts while the engine, and Hypothesis with it, is imported.
-    workers = WorkersAhead(options, subjects if calls else ())
-    from axm_conformance._engine import certify
-
+    workers = WorkersAhead(options)
     try:
+        subjects = inspect_tools(refs, options, workers)
+        seed = options.seed if options.seed is not None else new_seed()
+        options = replace(options, seed=seed)
+        from axm_conformance._checks import CHECKS
+        from axm_conformance._engine import certify
+
+        if any(CHECKS[check_id].per_call for check_id in options.checks or CHECKS):
+            workers.plan(subjects)
         reports = tuple(
             certify(subject, key, options, seed, subjects, workers=workers)
             for subject, key in zip(subjects, item_keys(subjects), strict=True)
@@ -173,26 +193,33 @@ class WorkersAhead:
     """The tools' workers, each started before it is needed.
 
     A worker takes a good part of a second to start (the interpreter, the imports, loading the
-    tool). Given the order in which tools will be certified, the first tool's worker starts at
-    once and each next one when the worker before it is taken, so that starting it overlaps
-    with certifying the tool before.
+    tool). The worker that inspected a sole tool is kept to certify it (:func:`inspect_tools`).
+    Given the order in which tools will be certified, the first tool's worker starts at once
+    and each next one when the worker before it is taken, so that starting it overlaps with
+    certifying the tool before.
     """
 
-    def __init__(self, settings: Settings, order: Sequence[SubjectInfo] = ()) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.order = [subject.ref for subject in order]
-        self.subjects = {subject.ref: subject for subject in order}
+        self.order: list[SubjectInfo] = []
         self.started: dict[str, Worker] = {}
+
+    def adopt(self, subject: SubjectInfo, worker: Worker) -> None:
+        """Keep a running worker that has the tool loaded, to certify it."""
+        self.started[subject.ref] = worker
+
+    def plan(self, order: Sequence[SubjectInfo]) -> None:
+        """The order in which the tools will be certified; the first one's worker starts."""
+        self.order = list(order)
         if self.order:
             self._start(self.order[0])
 
     def take(self, subject: SubjectInfo) -> Worker:
         """The tool's worker (started ahead, or now); the next tool's worker starts."""
         worker = self.started.pop(subject.ref, None) or tool_worker(subject, self.settings)
-        if subject.ref in self.order:
-            position = self.order.index(subject.ref)
-            if position + 1 < len(self.order):
-                self._start(self.order[position + 1])
+        refs = [planned.ref for planned in self.order]
+        if subject.ref in refs[:-1]:
+            self._start(self.order[refs.index(subject.ref) + 1])
         return worker
 
     def close(self) -> None:
@@ -201,6 +228,6 @@ class WorkersAhead:
             worker.close()
         self.started.clear()
 
-    def _start(self, ref: str) -> None:
-        if ref not in self.started:
-            self.started[ref] = tool_worker(self.subjects[ref], self.settings)
+    def _start(self, subject: SubjectInfo) -> None:
+        if subject.ref not in self.started:
+            self.started[subject.ref] = tool_worker(subject, self.settings)

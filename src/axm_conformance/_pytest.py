@@ -47,6 +47,7 @@ _PARSERS: dict[str, tuple[str, Any, str]] = {
     "axm_timeout": ("timeout", float, "a number of seconds"),
     "axm_tool_budget": ("tool_budget", float, "a number of seconds"),
     "axm_worker_user": ("worker_user", str, "a user name"),
+    "axm_worker_files": ("worker_files", str, "a directory"),
     "axm_name_pattern": ("name_pattern", str, "a regular expression"),
     "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
     "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),
@@ -237,15 +238,29 @@ class ConformancePlugin:
                     "Name one with --axm-tool=module:attr, or install the project "
                     "(pip install -e .)"
                 )
+        # The controller of an xdist run certifies nothing itself: no worker is kept for it.
+        controller = bool(getattr(config.option, "numprocesses", None)) and not hasattr(
+            config, "workerinput"
+        )
+        workers = None if controller else WorkersAhead(settings)
         try:
-            subjects = inspect_tools(refs, settings)
+            subjects = inspect_tools(refs, settings, workers)
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
         except SettingsError as exc:
             raise pytest.UsageError(f"--axm-worker-user: {exc}") from None
         keys = item_keys(subjects)
         baseline = _baseline(config, keys)
-        return cls(config, settings, subjects, keys, baseline, validators=validators, claim=claim)
+        return cls(
+            config,
+            settings,
+            subjects,
+            keys,
+            baseline,
+            workers=workers,
+            validators=validators,
+            claim=claim,
+        )
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         lines = [
@@ -309,9 +324,6 @@ class ConformancePlugin:
         if item.key not in self.reports:
             # Imported here, not at plugin start: Hypothesis warns about work done while pytest
             # configures plugins, and a run that only collects never needs it.
-            if self.workers is None:
-                # The first tool's worker starts now, while the engine is imported.
-                self.workers = WorkersAhead(self.settings, self._order(item))
             from axm_conformance._engine import certify
 
             selected = [
@@ -330,19 +342,23 @@ class ConformancePlugin:
             )
         return self.reports[item.key]
 
-    def _order(self, first: ConformanceItem) -> list[SubjectInfo]:
-        """The tools this process will call, in the order it will certify them.
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Start the first tool's worker ahead; each next one starts as the one before is used.
 
-        An xdist worker does not know which tools it will be sent after this one.
+        An xdist worker does not know which tools it will be sent, and a run that only
+        collects calls none.
         """
-        if hasattr(self.config, "workerinput"):
-            return [first.subject]
+        if self.workers is None or hasattr(self.config, "workerinput"):
+            return
+        if self.config.option.collectonly:
+            self.workers.close()
+            return
         order = {
-            other.key: other.subject
-            for other in first.session.items
-            if isinstance(other, ConformanceItem) and other.check.per_call
+            item.key: item.subject
+            for item in session.items
+            if isinstance(item, ConformanceItem) and item.check.per_call
         }
-        return list(order.values())
+        self.workers.plan(list(order.values()))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:

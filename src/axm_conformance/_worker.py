@@ -93,12 +93,15 @@ _CHANNEL_LOST = 70
 class WorkerConfig:
     """How to start a worker: limits, import path, environment and per-process setup.
 
-    ``timeout`` is the default per-call timeout in seconds (the setup gets at least 30 s).
+    ``timeout`` is the default per-call timeout in seconds; ``setup_timeout`` the setup's (by
+    default the larger of ``timeout`` and 30 s).
     ``sys_path`` is prepended to the worker's ``sys.path``. ``workdir`` is the worker's cwd and
     HOME; when None a temporary one is created and removed on close. ``memory_limit`` is the
     worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the worker as that user, which
-    needs root. ``env`` adds environment variables. ``setup`` ("module:qualname") is called with
-    ``setup_args`` at every worker start; what it returns is the ``state`` passed to targets.
+    needs root. ``files`` names a directory whose contents are copied into the workdir (owned by
+    ``user``) before each start. ``env`` adds environment variables. ``setup``
+    ("module:qualname") is called with ``setup_args`` at every worker start; what it returns is
+    the ``state`` passed to targets.
     ``trusted_modules`` names the packages and modules whose classes and functions a reply may
     refer to; the parent refuses to unpickle any other global (besides plain builtin types).
     """
@@ -108,9 +111,11 @@ class WorkerConfig:
     workdir: Path | None = None
     memory_limit: int | None = 2 * 1024**3
     user: str | None = None
+    files: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     setup: str | None = None
     setup_args: tuple[Any, ...] = ()
+    setup_timeout: float | None = None
     trusted_modules: tuple[str, ...] = ("axm_conformance",)
 
 
@@ -165,6 +170,8 @@ class Worker:
             _check_positive(config.memory_limit, "memory_limit")
         if config.setup is not None:
             _check_reference(config.setup, "setup")
+        if config.setup_timeout is not None:
+            _check_positive(config.setup_timeout, "setup_timeout")
         self._config = config
         self._credentials = _credentials(config.user)
         start = {
@@ -284,6 +291,8 @@ class Worker:
                 directory.mkdir(exist_ok=True)
                 if self._credentials is not None:
                     os.chown(directory, *self._credentials)
+            if self._config.files is not None:
+                _copy_files(Path(self._config.files), self._workdir, self._credentials)
             fds.append(self._open_log(_STDOUT_NAME))
             fds.append(self._open_log(_STDERR_NAME))
             fds.extend(os.pipe())
@@ -329,6 +338,8 @@ class Worker:
         return process
 
     def _setup_seconds(self) -> float:
+        if self._config.setup_timeout is not None:
+            return self._config.setup_timeout
         return max(self._config.timeout, _MIN_SETUP_TIMEOUT)
 
     def _await_setup(self, process: _Process) -> Outcome | None:
@@ -709,6 +720,25 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def _copy_files(source: Path, workdir: Path, owner: tuple[int, int] | None) -> None:
+    """Copy the contents of ``source`` into ``workdir`` afresh, owned by ``owner`` when given.
+
+    What a previous worker made of the copies is removed first: each start sees the originals.
+    """
+    for name in os.listdir(source):
+        target = workdir / name
+        if target.is_dir() and not target.is_symlink():
+            _remove_tree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+    shutil.copytree(source, workdir, dirs_exist_ok=True)
+    if owner is not None:
+        for name in os.listdir(source):
+            top = workdir / name
+            for path in (top, *(top.rglob("*") if top.is_dir() else ())):
+                os.chown(path, *owner)
 
 
 def _remove_tree(path: Path) -> None:

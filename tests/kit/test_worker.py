@@ -319,6 +319,13 @@ def test_a_hanging_setup_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
         assert crash.detail.startswith("the worker did not finish starting within 0.5 s")
 
 
+def test_a_setup_timeout_overrides_the_default() -> None:
+    hanging = config(timeout=5.0, setup=f"{T}:sleep", setup_args=(None, 60), setup_timeout=0.5)
+    with Worker(hanging) as worker:
+        crash = crash_of(worker.call(f"{T}:echo"))
+        assert crash.detail.startswith("the worker did not finish starting within 0.5 s")
+
+
 def test_start_returns_before_the_setup_ends_and_the_first_call_waits_for_it() -> None:
     with Worker(config(setup=f"{T}:sleep", setup_args=(None, 0.5))) as worker:
         began = time.monotonic()
@@ -553,3 +560,29 @@ def test_signal_names_cover_real_time_signals(worker: Worker) -> None:
     crash = crash_of(worker.call(f"{T}:echo"))
     assert crash.kind == "signalled"
     assert crash.signal_name is not None
+
+
+def make_files(root: Path) -> Path:
+    """A directory to copy into the workdir: notes/todo.txt."""
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "todo.txt").write_text("buy milk")
+    return root
+
+
+def test_files_are_copied_afresh_before_each_start(tmp_path: Path) -> None:
+    with Worker(config(files=str(make_files(tmp_path / "files")))) as worker:
+        assert worker.call(f"{T}:touch", "notes/todo.txt").ok
+        copy = worker.workdir / "notes" / "todo.txt"
+        assert copy.read_text() == "written by the worker"
+        worker.restart()
+        assert worker.call(f"{T}:echo").ok
+        assert copy.read_text() == "buy milk"
+    assert (tmp_path / "files" / "notes" / "todo.txt").read_text() == "buy milk"
+
+
+def test_files_belong_to_the_worker_user(nobody_env: dict[str, str], tmp_path: Path) -> None:
+    files = str(make_files(tmp_path / "files"))
+    with Worker(config(user="nobody", env=nobody_env, files=files)) as worker:
+        assert worker.call(f"{T}:touch", "notes/todo.txt").ok
+        copied = (worker.workdir / "notes", worker.workdir / "notes" / "todo.txt")
+        assert {path.stat().st_uid for path in copied} == {pwd.getpwnam("nobody").pw_uid}

@@ -34,7 +34,8 @@ FIRST, SECOND, OTHER = inspect_tools(
 
 
 def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_is_taken() -> None:
-    workers = WorkersAhead(SETTINGS, [FIRST, SECOND])
+    workers = WorkersAhead(SETTINGS)
+    workers.plan([FIRST, SECOND])
     try:
         first = workers.started[FIRST.ref]
         assert running(first.pid) and SECOND.ref not in workers.started
@@ -43,8 +44,7 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
         assert running(second.pid)
         assert workers.take(SECOND) is second and workers.started == {}
         # The worker serves the tool it was started for.
-        outcome = second.call("axm_conformance._agent:describe")
-        assert outcome.value.ref == SECOND.ref
+        assert second.call("axm_conformance._agent:describe").value.ref == SECOND.ref
         first.close()
         second.close()
     finally:
@@ -53,13 +53,35 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
 
 def test_a_tool_out_of_the_order_gets_a_worker_started_when_taken() -> None:
     workers = WorkersAhead(SETTINGS)
-    assert workers.started == {}
     with workers.take(OTHER) as worker:
         assert worker.call("axm_conformance._agent:describe").value.ref == OTHER.ref
 
 
+def test_the_worker_that_inspected_a_sole_tool_is_kept_to_certify_it() -> None:
+    workers = WorkersAhead(SETTINGS)
+    try:
+        (subject,) = inspect_tools(["zoo_axm:SlugTool"], SETTINGS, workers)
+        kept = workers.started[subject.ref]
+        inspected_by = kept.pid
+        workers.plan([subject])  # already there: nothing else starts
+        assert list(workers.started) == [subject.ref]
+        with workers.take(subject) as worker:
+            outcome = worker.call("axm_conformance._agent:invoke", {"text": "Hello, World"})
+            assert outcome.value.status == "returned"
+            assert worker.pid == inspected_by
+    finally:
+        workers.close()
+
+
+def test_the_worker_that_inspected_several_tools_is_not_kept() -> None:
+    workers = WorkersAhead(SETTINGS)
+    inspect_tools(["zoo_axm:SlugTool", "zoo_axm:MedianTool"], SETTINGS, workers)
+    assert workers.started == {}
+
+
 def test_close_stops_the_workers_nobody_took() -> None:
-    workers = WorkersAhead(SETTINGS, [FIRST, SECOND])
+    workers = WorkersAhead(SETTINGS)
+    workers.plan([FIRST, SECOND])
     pid = workers.started[FIRST.ref].pid
     workers.close()
     assert gone(pid) and workers.started == {}
