@@ -200,7 +200,8 @@ def probe_concurrency(state: ToolState, valid: dict[str, Any], invalid: Any) -> 
 
     First 3 x limit concurrent calls with a slowed handler (the peak in flight must not pass the
     limit); then limit + 1 failures of each kind (invalid arguments, guard denial, handler
-    exception, cancellation), each followed by a valid call that must still get a permit; then
+    exception, and cancellation of as many concurrent calls), each kind followed by a valid call
+    that must still get a permit; then
     contended calls from a second event loop, after the first is closed.
     """
     limit = state.adapter.obj.concurrency
@@ -241,12 +242,14 @@ def probe_concurrency(state: ToolState, valid: dict[str, Any], invalid: Any) -> 
             and not {"GuardError", "HandlerError"} & {k.__name__ for k in type(outcome).__mro__}
         ]
 
-    async def cancel_one() -> None:
+    async def cancel(count: int) -> None:
+        """Cancel ``count`` concurrent calls: those holding a permit and one waiting for it."""
         recorder.mode = "hang"
-        task = asyncio.ensure_future(tool(**copy.deepcopy(valid)))
+        tasks = [asyncio.ensure_future(tool(**copy.deepcopy(valid))) for _ in range(count)]
         await asyncio.sleep(_HOLD)
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def first_loop() -> list[str]:
         await burst(3 * limit)
@@ -256,11 +259,12 @@ def probe_concurrency(state: ToolState, valid: dict[str, Any], invalid: Any) -> 
             "handler exception": ("raise", valid),
         }
         for kind in (*failures, "cancellation"):
-            for _ in range(limit + 1):
-                if kind == "cancellation":
-                    await cancel_one()
-                elif not await one(*failures[kind]):
-                    return [kind]  # a failing call already waited for a permit in vain
+            if kind == "cancellation":
+                await cancel(limit + 1)
+            else:
+                for _ in range(limit + 1):
+                    if not await one(*failures[kind]):
+                        return [kind]  # a failing call already waited for a permit in vain
             if not await one("pass", valid):
                 return [kind]  # the permits are gone: later kinds cannot be told apart
         return []
