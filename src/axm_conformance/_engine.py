@@ -437,7 +437,8 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
         session.finish("guards", "crashing-guard", "concurrency")
         return
     with contextlib.suppress(_Stop):
-        for value, label in _adversarial(session, objects):
+        # Making the cases takes a validation each: only when a check judges them.
+        for value, label in _adversarial(session, objects) if session.feeds("guards") else ():
             session.judge(value, label, feed="guards")
     session.finish("guards")
     with contextlib.suppress(_Stop):

@@ -56,8 +56,25 @@ def subschemas(schema: Any, path: str = "#") -> Iterator[tuple[str, dict[str, An
                 yield from subschemas(item, f"{path}/{key}/{name}")
 
 
+# Checking a schema against its meta-schema takes milliseconds for a wide schema, and every
+# check that needs a usable input schema asks: the answer is kept per schema object.
+_PROBLEMS: dict[int, tuple[Any, str | None]] = {}
+_PROBLEMS_KEPT = 256
+
+
 def schema_problem(schema: Any) -> str | None:
     """Why ``schema`` is not a valid JSON Schema of its draft (2020-12 unless ``$schema`` says)."""
+    known = _PROBLEMS.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    if len(_PROBLEMS) >= _PROBLEMS_KEPT:
+        _PROBLEMS.clear()
+    problem = _problem(schema)
+    _PROBLEMS[id(schema)] = (schema, problem)  # the schema is kept: its id stays its own
+    return problem
+
+
+def _problem(schema: Any) -> str | None:
     if not isinstance(schema, dict | bool):
         return f"the schema is a {type(schema).__name__}, not a JSON Schema object"
     try:
