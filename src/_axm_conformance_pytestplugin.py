@@ -87,6 +87,14 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
         {"metavar": "USER"},
     ),
     (
+        "--axm-worker-files",
+        "axm_worker_files",
+        "Copy the contents of this directory into each tool's throw-away working directory "
+        "before its worker starts (owned by --axm-worker-user when given): files the tool "
+        "reads or edits.",
+        {"metavar": "DIR"},
+    ),
+    (
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",

@@ -20,6 +20,7 @@ _OPTIONS = {
     "timeout": "--axm-timeout",
     "tool_budget": "--axm-tool-budget",
     "worker_user": "--axm-worker-user",
+    "worker_files": "--axm-worker-files",
     "protocol": "--axm-protocol",
     "name_pattern": "--axm-name-pattern",
     "max_result_bytes": "--axm-max-result-bytes",

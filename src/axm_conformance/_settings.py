@@ -40,7 +40,9 @@ class Settings:
     worker (None: unlimited), ``nondeterministic`` (tool name, reason) pairs exempt from the
     determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
     ``tool_budget`` seconds one tool may take over all its checks, ``worker_user`` the
-    (unprivileged) account tool code runs as, ``sys_path`` entries the worker imports tools from.
+    (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
+    copied into the worker's working directory before it starts, ``sys_path`` entries the worker
+    imports tools from.
     """
 
     examples: int = 100
@@ -55,6 +57,7 @@ class Settings:
     strict: bool = False
     tool_budget: float = 600.0
     worker_user: str | None = None
+    worker_files: str | None = None
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -62,6 +65,11 @@ class Settings:
         # that means "the current directory", must name the directory they mean here.
         absolute = tuple(os.path.abspath(entry or os.curdir) for entry in self.sys_path)
         object.__setattr__(self, "sys_path", absolute)
+        if self.worker_files is not None:
+            files = os.path.abspath(self.worker_files)
+            if not os.path.isdir(files):
+                raise SettingsError("worker_files", f"worker_files {files!r} is not a directory")
+            object.__setattr__(self, "worker_files", files)
         _whole(self.examples, "examples", minimum=1)
         if (
             isinstance(self.timeout, bool)

@@ -24,7 +24,10 @@ SEED = 20261122
 def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_property: Any) -> None:
     refs = [entry["ref"], *entry.get("with", [])]
     exempt = parse_exemptions([entry["nondeterministic"]]) if "nondeterministic" in entry else ()
-    report = check_tool(refs, examples=30, seed=SEED, timeout=1.0, nondeterministic=exempt)
+    files = str(FIXTURES / entry["worker_files"]) if "worker_files" in entry else None
+    report = check_tool(
+        refs, examples=30, seed=SEED, timeout=1.0, nondeterministic=exempt, worker_files=files
+    )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}
     expected = set(entry["fails"])
@@ -79,3 +82,11 @@ def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: An
     assert outcomes["entry-point:axm.tools:slug"].messages == (
         "the name 'make_slug' is also the name of entry-point:axm.tribunal.tools:make_slug",
     )
+
+
+def test_without_its_worker_files_a_tool_that_reads_them_is_not_tested() -> None:
+    """Every note read_note_file may be asked for is missing: each call is a domain error."""
+    report = check_tool("zoo_tricky:read_note_file", examples=5, seed=SEED, timeout=1.0)
+    failed = {outcome.check_id: outcome.messages for outcome in report.tools[0].failed}
+    assert set(failed) == {"result-type", "result-json", "result-size"}
+    assert failed["result-type"][0].startswith("nothing tested: no call returned a value")

@@ -73,6 +73,10 @@ def test_a_bad_reference_is_a_one_line_usage_error(
         ("--axm-timeout=-1", "ERROR: --axm-timeout: timeout must be a positive number*"),
         ("--axm-check=no-such-check", "ERROR: --axm-check: unknown check id 'no-such-check'*"),
         ("--axm-name-pattern=(", "ERROR: --axm-name-pattern: name_pattern '(' is not a regex*"),
+        (
+            "--axm-worker-files=no-such-dir",
+            "ERROR: --axm-worker-files: worker_files '*no-such-dir' is not a directory",
+        ),
     ],
 )
 def test_a_bad_setting_is_a_one_line_usage_error(
@@ -201,6 +205,26 @@ def test_reproduce_with_reruns_exactly_the_failing_check(pytester: pytest.Pytest
         [sys.executable, "-c", code], capture_output=True, text=True, check=False
     )
     assert "KeyError: 'rankine'" in completed.stderr
+
+
+def test_worker_files_reach_the_tool_and_its_reproduction(pytester: pytest.Pytester) -> None:
+    """With its notes copied in, read_note_file is certified; a failure's command keeps them."""
+    notes = FIXTURES / "worker_files"
+    result = run(
+        pytester,
+        "--axm-tool=zoo_tricky:read_note_file",
+        "--axm-examples=5",
+        f"--axm-worker-files={notes}",
+    )
+    result.stdout.fnmatch_lines(["read_note_file (axio): certified*"])
+    failing = run(
+        pytester,
+        "--axm-tool=zoo_axio:word_count",
+        "--axm-check=result-type",
+        "--axm-examples=5",
+        f"--axm-worker-files={notes}",
+    )
+    failing.stdout.fnmatch_lines([f"    pytest --axm-conformance * --axm-worker-files={notes}*"])
 
 
 def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(

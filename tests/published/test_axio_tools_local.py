@@ -32,6 +32,7 @@ pytest.importorskip("axio")
 pytest.importorskip("axio_tools_local")
 
 from axm_conformance._checks import CHECKS
+from axm_conformance._strategies import _NON_ASCII
 from tests.published.conftest import child_env, why_no_user_switch, worker_user
 
 SEED = 20261122
@@ -45,6 +46,10 @@ NONDETERMINISTIC = {
     "run_python": "runs arbitrary code; its tracebacks name a fresh temporary file",
 }
 TOOLS = sorted(ep.name for ep in metadata.entry_points(group="axio.tools"))
+# The files copied into every worker's directory (--axm-worker-files). A generated string never
+# names an existing file, but every string property gets the kit's non-ASCII boundary example,
+# so a file of that name is what read_file and patch_file find.
+WORKER_FILES = {_NON_ASCII: "".join(f"line {number}\n" for number in range(1, 201))}
 # The filesystems a process can create files on, and what is never searched.
 SEARCH_ROOTS = ("/", "/dev/shm", "/run", "/var/tmp", "/tmp")
 PRUNED = ("/proc", "/sys")
@@ -118,7 +123,7 @@ def owned_by(user: str, skip: Path) -> set[str]:
     return _find(SEARCH_ROOTS, ["-uid", str(pwd.getpwnam(user).pw_uid)], skip)
 
 
-def _ini(user: str) -> str:
+def _ini(user: str, files: Path) -> str:
     """The pytest.ini of the throw-away project the run happens in."""
     lines = [
         "[pytest]",
@@ -126,6 +131,7 @@ def _ini(user: str) -> str:
         "axm_conformance = true",
         "axm_tools = entry-point:axio.tools",
         f"axm_worker_user = {user}",
+        f"axm_worker_files = {files}",
         f"axm_seed = {SEED}",
         f"axm_examples = {EXAMPLES}",
         f"axm_timeout = {TIMEOUT}",
@@ -152,7 +158,11 @@ def run() -> Iterator[Run]:
         project.mkdir()
         workers.mkdir(mode=0o755)
         workers.chmod(0o755)
-        (project / "pytest.ini").write_text(_ini(user))
+        files = throwaway / "files"
+        files.mkdir()
+        for name, text in WORKER_FILES.items():
+            (files / name).write_text(text)
+        (project / "pytest.ini").write_text(_ini(user, files))
         before = owned_by(user, throwaway)
         marker = throwaway / "started"
         marker.touch()
@@ -262,13 +272,13 @@ REAL_DEFECTS: dict[str, set[str]] = {
     "patch_file": set(),
 }
 # Kit gaps (see "Changes the kit needs" on the page): each expected failure is strict.
-NO_FILE_TO_READ = pytest.mark.xfail(
+NO_PATCH_IN_RANGE = pytest.mark.xfail(
     strict=True,
-    reason="kit gap K5: the worker's throw-away directory starts empty and there is no option to "
-    "put files in it, so every call of a tool that needs an existing file is a domain error "
-    "(HandlerError: FileNotFoundError) and the result checks fail as 'nothing tested'",
+    reason="kit gap K9: the only input that names the worker file is a boundary example with "
+    "from_line=0, and generated file paths never name it, so every call of patch_file is a "
+    "domain error and the result checks fail as 'nothing tested'",
 )
-KIT_GAPS = {"read_file": NO_FILE_TO_READ, "patch_file": NO_FILE_TO_READ}
+KIT_GAPS = {"patch_file": NO_PATCH_IN_RANGE}
 
 
 @pytest.mark.parametrize(
