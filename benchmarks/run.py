@@ -2,7 +2,7 @@
 
 Run with the project's interpreter::
 
-    python benchmarks/run.py            # the full run (about 10 minutes on 2 cores)
+    python benchmarks/run.py            # the full run (about 13 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
 Options: ``--repeats N``; ``--only floor|xdist|startup|scaling`` (repeatable); ``--loadscope``
@@ -26,9 +26,9 @@ a test: no figure is asserted, it is printed (a table) and written to ``benchmar
    process with ``max_examples=100``. The strategy is ``axm_conformance._strategies.valid_inputs``,
    the kit's own valid-input strategy: ``hypothesis_jsonschema.from_schema`` cannot draw a
    single object with current Hypothesis (see ``benchmarks/strategies_speed.py``), so a user
-   would need something like it. Each floor repeat runs in a fresh interpreter (cold strategy
-   caches, as a user's test session has); the time counted is the tests' own, strategy
-   construction included, interpreter start and imports excluded.
+   would need something like it. The tests are a module (``FLOOR_MODULE``) that each repeat
+   writes and runs with ``pytest -p no:cacheprovider`` in a directory of its own, wall time from
+   process start to exit: the floor is timed exactly as the kit is.
 2. **Kit**: ``pytest --axm-conformance --axm-tool=<the tool> --axm-examples=100
    -p no:cacheprovider`` in a subprocess, wall time (interpreter, pytest, worker and every check,
    static ones, invalid inputs and probes included), from an empty directory.
@@ -77,7 +77,7 @@ from typing import Any
 __all__ = [
     "BENCH_TOOLS",
     "BenchTool",
-    "floor_seconds",
+    "floor_tests",
     "kit_command",
     "machine_facts",
     "main",
@@ -136,7 +136,7 @@ TRIVIAL_TOOL = "bench_tools:EchoTool"
 
 
 # ---------------------------------------------------------------------------------------------
-# The floor: hand-written Hypothesis tests, in process
+# The floor: hand-written Hypothesis tests, calling the tool in process
 # ---------------------------------------------------------------------------------------------
 
 
@@ -366,34 +366,33 @@ def _floor_tests(
     return tests
 
 
-def floor_seconds(
-    ref: str, protocol: str, seed: int, examples: int = KIT_EXAMPLES
-) -> dict[str, Any]:
-    """Run the hand-written tests on one tool in this process; their time and example counts.
+FLOOR_MODULE = '''\
+"""The floor for {ref}: one hand-written @given test per check group (written by run.py)."""
 
-    Call it in a fresh interpreter for a cold measurement (strategies are cached per schema).
-    """
-    import hypothesis  # noqa: F401  (imported before the clock starts, as a test module would)
+import json
+import sys
 
-    harness = _harness(ref, protocol)
-    counts: dict[str, int] = {}
-    failures: dict[str, str] = {}
-    cpu, started = time.process_time(), time.perf_counter()
-    try:
-        for name, test in _floor_tests(harness, seed, examples, counts):
-            # A failing test is a finding, as in the kit; its time includes shrinking.
-            try:
-                test()
-            except Exception as exc:
-                failures[name] = f"{type(exc).__name__}: {str(exc).strip()[:200]}"
-    finally:
-        harness.close()
-    return {
-        "seconds": time.perf_counter() - started,
-        "cpu": time.process_time() - cpu,
-        "examples": counts,
-        "failures": failures,
-    }
+sys.path.insert(0, {here!r})
+import run  # noqa: E402
+
+COUNTS: dict[str, int] = {{}}
+HARNESS = run._harness({ref!r}, {protocol!r})
+globals().update(run.floor_tests(HARNESS, {seed}, {examples}, COUNTS))
+
+
+def teardown_module() -> None:
+    HARNESS.close()
+    with open("counts.json", "w") as file:
+        json.dump(COUNTS, file)
+'''
+
+
+def floor_tests(
+    harness: _Harness, seed: int, examples: int, counts: dict[str, int]
+) -> dict[str, Callable[[], None]]:
+    """The floor's tests by the names pytest collects them under."""
+    tests = _floor_tests(harness, seed, examples, counts)
+    return {f"test_{name.replace(' ', '_')}": test for name, test in tests}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,8 +472,8 @@ def _watch() -> Iterator[dict[str, float]]:
 
 # Where the measured interpreters keep their bytecode (set by main): a user's installed kit has
 # .pyc files, so the runs get them too, without writing __pycache__ folders into the repository.
-# (The kit's own worker processes ignore this: they run with PYTHONDONTWRITEBYTECODE=1 and read
-# only the __pycache__ folders next to the sources.)
+# (The kit's own worker processes do not inherit this: like any Python process without it, they
+# read and write the __pycache__ folders next to the sources.)
 _PYCACHE: dict[str, str] = {}
 
 
@@ -587,62 +586,41 @@ def measure_floor_and_kit(
 ) -> dict[str, Any]:
     floor = {tool.label: Series() for tool in tools}
     kit = {tool.label: Series() for tool in tools}
+    counts: dict[str, dict[str, int]] = {}
     failures: list[dict[str, Any]] = []
-    for repeat in range(repeats):
-        seed = BASE_SEED + repeat
-        for tool in tools:
-            child = [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--floor-child",
-                tool.ref,
-                tool.protocol,
-                str(seed),
-            ]
-            run = _timed(child, workdir)
-            if run.returncode != 0:
-                raise RuntimeError(f"the floor of {tool.ref} failed: {run.summary}")
-            reported = json.loads(run.summary)
-            floor[tool.label].runs.append(
-                Timed(
-                    reported["seconds"],
-                    1 if reported["failures"] else 0,
-                    run.summary,
-                    reported["cpu"],
-                    run.foreign,
+    with tempfile.TemporaryDirectory(prefix="axm-bench-floor-") as floor_dir:
+        # Not counted: writes the bytecode of run.py and of what the floor imports.
+        _timed(_floor_command(tools[0], BASE_SEED, Path(floor_dir))[0], Path(floor_dir))
+        for repeat in range(repeats):
+            seed = BASE_SEED + repeat
+            for tool in tools:
+                for side, series, (command, cwd) in (
+                    ("floor", floor, _floor_command(tool, seed, Path(floor_dir))),
+                    ("kit", kit, (_kit_command(tool, seed), workdir)),
+                ):
+                    run = _timed(command, cwd)
+                    series[tool.label].runs.append(run)
+                    if run.returncode != 0:
+                        # Every bench tool is correct: a failure (a timeout under load, a kit
+                        # change mid-run) includes shrinking and distorts the time. Kept, shown.
+                        failures.append(
+                            {"tool": tool.label, "seed": seed, "side": side, "output": run.tail}
+                        )
+                        _log(f"  {tool.label} {side} FAILED, seed {seed}: " + " | ".join(run.tail))
+                counts[tool.label] = json.loads((Path(floor_dir) / "counts.json").read_text())
+                _log(
+                    f"  [{repeat + 1}/{repeats}] {tool.label:<20} floor "
+                    f"{floor[tool.label].runs[-1].seconds:6.2f} s   kit "
+                    f"{kit[tool.label].runs[-1].seconds:6.2f} s"
                 )
-            )
-            for name, message in reported["failures"].items():
-                failures.append(
-                    {"tool": tool.label, "seed": seed, "side": "floor", "output": [name, message]}
-                )
-                _log(f"  {tool.label} floor test {name!r} FAILED with seed {seed}: {message}")
-            command = kit_command(
-                [tool.ref], f"--axm-examples={KIT_EXAMPLES}", f"--axm-seed={seed}"
-            )
-            run = _timed(command, workdir)
-            kit[tool.label].runs.append(run)
-            if run.returncode != 0:
-                # Every bench tool is correct: a failure (a timeout under load, a kit change
-                # mid-run) includes shrinking and distorts the time. Kept, and shown.
-                failures.append(
-                    {"tool": tool.label, "seed": seed, "side": "kit", "output": run.tail}
-                )
-                _log(f"  {tool.label} FAILED with seed {seed}: " + " | ".join(run.tail))
-            _log(
-                f"  [{repeat + 1}/{repeats}] {tool.label:<20} floor "
-                f"{floor[tool.label].runs[-1].seconds:6.2f} s   kit "
-                f"{kit[tool.label].runs[-1].seconds:6.2f} s"
-            )
     rows: list[dict[str, Any]] = []
     for tool in tools:
         mine, theirs = floor[tool.label], kit[tool.label]
-        last = json.loads(mine.runs[-1].summary)
         rows.append(
             {
                 "tool": tool.label,
                 "ref": tool.ref,
-                "floor": {**mine.as_json(), "summary": "", "examples": last["examples"]},
+                "floor": {**mine.as_json(), "examples": counts[tool.label]},
                 "kit": theirs.as_json(),
                 "ratio": round(theirs.median / mine.median, 3),
                 "cpu_ratio": round(theirs.cpu / mine.cpu, 3),
@@ -657,6 +635,19 @@ def measure_floor_and_kit(
         "other_load_cores": _rounded(median(everything), 2),
         "failures": failures,
     }
+
+
+def _floor_command(tool: BenchTool, seed: int, directory: Path) -> tuple[list[str], Path]:
+    """pytest on the floor's test module for the tool, written into ``directory``."""
+    module = FLOOR_MODULE.format(
+        here=str(HERE), ref=tool.ref, protocol=tool.protocol, seed=seed, examples=KIT_EXAMPLES
+    )
+    (directory / "test_floor.py").write_text(module)
+    return pytest_command("test_floor.py"), directory
+
+
+def _kit_command(tool: BenchTool, seed: int) -> list[str]:
+    return kit_command([tool.ref], f"--axm-examples={KIT_EXAMPLES}", f"--axm-seed={seed}")
 
 
 def measure_xdist(
@@ -709,14 +700,22 @@ def plugin_import_ms() -> float | None:
     return None
 
 
+PAIRS_PER_REPEAT = 3
+
+
 def measure_startup(repeats: int, workdir: Path) -> dict[str, Any]:
     kit, empty, disabled = Series(), Series(), Series()
     for repeat in range(repeats):
         kit.runs.append(
             _timed(kit_command([TRIVIAL_TOOL], "--axm-examples=1", "--axm-seed=1"), workdir)
         )
-        empty.runs.append(_timed(pytest_command(), workdir))
-        disabled.runs.append(_timed(pytest_command("-p", "no:axm_conformance"), workdir))
+        # The plugin's cost when off is a few milliseconds against ~0.3 s runs: more samples,
+        # in alternating order so that a drift favours neither.
+        for pair in range(PAIRS_PER_REPEAT):
+            plain = (empty, pytest_command())
+            off = (disabled, pytest_command("-p", "no:axm_conformance"))
+            for series, command in (plain, off) if pair % 2 == 0 else (off, plain):
+                series.runs.append(_timed(command, workdir))
         _log(
             f"  [{repeat + 1}/{repeats}] kit on one tool {kit.runs[-1].seconds:5.2f} s, "
             f"empty {empty.runs[-1].seconds:5.2f} s, "
@@ -732,6 +731,10 @@ def measure_startup(repeats: int, workdir: Path) -> dict[str, Any]:
         "kit_extra_s": round(kit.median - empty.median, 4),
         "ratio_off_over_disabled": round(empty.median / disabled.median, 3),
         "off_extra_ms": round((empty.median - disabled.median) * 1000, 1),
+        # Run-to-run spread of those plain runs: a difference below it is noise.
+        "plain_run_stdev_ms": round(
+            statistics.stdev([*empty.seconds, *disabled.seconds]) * 1000, 1
+        ),
         "plugin_import_ms": round(median(known), 2) if known else None,
     }
 
@@ -826,6 +829,13 @@ def _load_note(cores: float | None) -> str:
     return f" [other processes: {cores:.2f} cores busy]"
 
 
+def _failure_lines(failures: Sequence[dict[str, Any]]) -> Iterator[str]:
+    """One line per failed run, with pytest's verdict lines."""
+    for failure in failures:
+        detail = " | ".join(failure["output"])
+        yield f"  ! {failure['tool']}, {failure['side']}, seed {failure['seed']}: {detail}"[:300]
+
+
 def _lines(results: dict[str, Any]) -> Iterator[str]:
     machine = results["machine"]
     yield (
@@ -849,7 +859,7 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
     if fk:
         yield ""
         yield (
-            f"1-3. Floor (hand-written @given tests, in process) vs kit (pytest subprocess), "
+            "1-3. Floor (hand-written @given tests under pytest) vs kit (--axm-conformance), "
             f"{fk['examples']} examples{_load_note(fk['other_load_cores'])}"
         )
         yield (
@@ -869,11 +879,7 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
             f"  {'geometric mean':<44}{fk['geomean_ratio']:>10.1f}x"
             f"{'':>20}{fk['geomean_cpu_ratio']:>10.1f}x"
         )
-        for failure in fk.get("failures", ()):
-            yield (
-                f"  ! {failure['tool']}: the {failure['side']} failed with seed "
-                f"{failure['seed']}: {' | '.join(failure['output'])}"[:240]
-            )
+        yield from _failure_lines(fk.get("failures", ()))
     xd = results.get("xdist")
     if xd:
         yield ""
@@ -906,7 +912,13 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
         yield (
             f"  plugin installed but off: {su['empty_pytest']['median_s']:.3f} s vs "
             f"-p no:axm_conformance {su['plugin_disabled']['median_s']:.3f} s: "
-            f"{su['ratio_off_over_disabled']:.3f}x ({su['off_extra_ms']:+.0f} ms)"
+            f"{su['ratio_off_over_disabled']:.3f}x ({su['off_extra_ms']:+.0f} ms; "
+            f"runs vary by {su['plain_run_stdev_ms']:.0f} ms (stdev)"
+            + (
+                ", so: no measurable cost)"
+                if abs(su["off_extra_ms"]) < su["plain_run_stdev_ms"]
+                else ")"
+            )
         )
         yield (
             f"  importing the plugin module after pytest (-X importtime): "
@@ -974,15 +986,21 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="before each timed run, wait up to SECONDS for the rest of the machine to be quiet "
         f"(under {QUIET_CORES} busy cores); for shared machines (default 0: do not wait)",
     )
-    parser.add_argument("--floor-child", nargs=3, metavar=("REF", "PROTOCOL", "SEED"))
+    parser.add_argument(
+        "--table",
+        nargs="?",
+        const=HERE / "results.json",
+        type=Path,
+        metavar="FILE",
+        help="only print the table of an earlier run (default: benchmarks/results.json)",
+    )
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
-    if args.floor_child:
-        ref, protocol, seed = args.floor_child
-        print(json.dumps(floor_seconds(ref, protocol, int(seed))))
+    if args.table:
+        print(table(json.loads(args.table.read_text())))
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
     wanted = set(args.only or ("floor", "xdist", "startup", "scaling"))
