@@ -36,10 +36,18 @@ from axm_conformance._observation import (
     first_difference,
     jsonable,
 )
-from axm_conformance._refs import load
+from axm_conformance._refs import Cleanups, clean_up, load
 from axm_conformance._subjects import Adapter, adapter_for
 
-__all__ = ["ToolState", "describe", "describe_all", "invoke", "open_tool", "open_tools"]
+__all__ = [
+    "ToolState",
+    "close_tool",
+    "describe",
+    "describe_all",
+    "invoke",
+    "open_tool",
+    "open_tools",
+]
 
 _KIT_DIR = str(Path(__file__).resolve().parent)
 _CAUSE_DEPTH = 8
@@ -77,6 +85,8 @@ class ToolState:
     # snapshot is taken just before the first call, not at load: a worker may be started while
     # another tool is still being certified.
     files: FileWatch | None = field(default=None, repr=False)
+    # What loading the tool left to do once it is no longer used (an Amplifier module's cleanups).
+    cleanups: Cleanups = field(default_factory=list, repr=False)
 
 
 def open_tools(refs: list[str], protocol: str, size_limit: int) -> ToolState | list[SubjectInfo]:
@@ -87,13 +97,15 @@ def open_tools(refs: list[str], protocol: str, size_limit: int) -> ToolState | l
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    cleanups: Cleanups = []
     adapters = [
         adapter_for(obj, sub_ref, _protocol(protocol, hint))
         for ref in refs
-        for sub_ref, obj, hint in load(ref, loop.run_until_complete)
+        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups)
     ]
     if len(adapters) == 1:
-        return ToolState(adapters[0], loop, size_limit)
+        return ToolState(adapters[0], loop, size_limit, cleanups=cleanups)
+    clean_up(cleanups, loop.run_until_complete)
     loop.close()
     return [_described(adapter) for adapter in adapters]
 
@@ -113,6 +125,13 @@ def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:
     if not isinstance(state, ToolState):
         raise ValueError(f"{ref!r} names {len(state)} tools, not one")
     return state
+
+
+def close_tool(state: ToolState | list[SubjectInfo]) -> None:
+    """Teardown of the worker: run what loading the tool left to do (see open_tools)."""
+    if isinstance(state, ToolState):
+        _renew_loop(state)
+        clean_up(state.cleanups, state.loop.run_until_complete)
 
 
 def describe(state: ToolState) -> SubjectInfo:

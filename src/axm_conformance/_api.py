@@ -85,6 +85,7 @@ def inspect_tools(
         files=settings.worker_files,
         setup="axm_conformance._agent:open_tools",
         setup_args=(list(refs), settings.protocol, settings.max_result_bytes),
+        teardown="axm_conformance._agent:close_tool",
         setup_timeout=_LOAD_TIMEOUT,
     )
     try:
@@ -137,6 +138,7 @@ def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
         files=settings.worker_files,
         setup="axm_conformance._agent:open_tool",
         setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
+        teardown="axm_conformance._agent:close_tool",
     )
     return Worker(config).start()
 

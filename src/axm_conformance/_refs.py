@@ -9,6 +9,7 @@ happens in a worker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import re
@@ -16,7 +17,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from importlib import metadata
 from typing import Any
 
-__all__ = ["ENTRY_POINT_GROUPS", "LoadError", "load"]
+__all__ = ["ENTRY_POINT_GROUPS", "LoadError", "clean_up", "load"]
 
 ENTRY_POINT_GROUPS: dict[str, str] = {
     "axm.tools": "axm",
@@ -29,6 +30,8 @@ _ITEM = re.compile(r"^(?P<base>.*)\[(?P<key>[^\[\]]*)\]$")
 
 Loaded = list[tuple[str, Any, str]]
 Runner = Callable[[Coroutine[Any, Any, Any]], Any]
+# What loading left to be done when the tools are no longer used: functions, sync or async.
+Cleanups = list[Callable[[], Any]]
 
 
 class LoadError(Exception):
@@ -40,23 +43,41 @@ def _cause(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def load(ref: str, run: Runner = asyncio.run) -> Loaded:
+def load(ref: str, run: Runner = asyncio.run, cleanups: Cleanups | None = None) -> Loaded:
     """Load every tool ``ref`` names. Raises :class:`LoadError` with a one-line message.
 
     ``run`` runs a coroutine to completion (an Amplifier module's ``mount``): the worker passes
-    the event loop the tool will be called on, since tools may bind resources to it.
+    the event loop the tool will be called on, since tools may bind resources to it. The
+    cleanups of the Amplifier modules mounted are added to ``cleanups`` (see :func:`clean_up`).
     """
     item = _ITEM.match(ref)
     if item:
-        loaded = load(item["base"], run)
+        loaded = load(item["base"], run, cleanups)
         key = item["key"]
         for sub_ref, obj, hint in loaded:
             if sub_ref == ref:
                 return [(sub_ref, obj, hint)]
         raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r}")
     if ref.startswith(ENTRY_POINT_PREFIX):
-        return _load_entry_points(ref, run)
+        return _load_entry_points(ref, run, cleanups)
     return _load_attribute(ref)
+
+
+def clean_up(cleanups: Cleanups, run: Runner) -> None:
+    """Call the cleanups loading left, the last first, each in the event loop ``run`` runs.
+
+    No check judges a cleanup: one that raises is passed over, and the others still run.
+    """
+    while cleanups:
+        with contextlib.suppress(Exception):
+            run(_called(cleanups.pop()))
+
+
+async def _called(cleanup: Callable[[], Any]) -> None:
+    # Called inside the loop: amplifier-core's coordinator needs a running loop to clean up.
+    outcome = cleanup()
+    if inspect.isawaitable(outcome):
+        await outcome
 
 
 def _load_attribute(ref: str) -> Loaded:
@@ -113,7 +134,7 @@ def _instantiate(ref: str, obj: Any, hint: str) -> Any:
     return obj
 
 
-def _load_entry_points(ref: str, run: Runner) -> Loaded:
+def _load_entry_points(ref: str, run: Runner, cleanups: Cleanups | None) -> Loaded:
     group, _, name = ref[len(ENTRY_POINT_PREFIX) :].partition(":")
     if group not in ENTRY_POINT_GROUPS:
         raise LoadError(
@@ -135,22 +156,43 @@ def _load_entry_points(ref: str, run: Runner) -> Loaded:
                 f"{entry_ref!r}: loading {entry_point.value!r} raised {_cause(exc)}"
             ) from None
         if group == "amplifier.modules":
-            loaded.extend(_mounted_tools(entry_ref, obj, run))
+            loaded.extend(_mounted_tools(entry_ref, obj, run, cleanups))
         else:
             loaded.append((entry_ref, _instantiate(entry_ref, obj, hint), hint))
     return loaded
 
 
-def _mounted_tools(ref: str, mount: Any, run: Runner) -> Loaded:
-    """Mount an Amplifier module on a reference coordinator; each tool it mounts is a subject."""
-    from axm_runtime.amplifier import TOOLS, Coordinator
-
-    coordinator = Coordinator()
+def _coordinator() -> Any:
+    """amplifier-core's test coordinator when it is installed, else the reference one: a module
+    may use any member of the coordinator it was written against, not only ``mount``."""
     try:
-        run(mount(coordinator, {}))
+        testing = importlib.import_module("amplifier_core.testing")
+    except ImportError:
+        from axm_runtime.amplifier import Coordinator
+
+        return Coordinator()
+    return testing.MockCoordinator()
+
+
+def _mounted_tools(ref: str, mount: Any, run: Runner, cleanups: Cleanups | None) -> Loaded:
+    """Mount an Amplifier module; each tool it mounts, or returns, is a subject.
+
+    What ``mount`` returns is otherwise its cleanup, called with the coordinator's own.
+    """
+    coordinator = _coordinator()
+    try:
+        returned = run(mount(coordinator, {}))
     except BaseException as exc:
         raise LoadError(f"{ref!r}: mount(coordinator, {{}}) raised {_cause(exc)}") from None
-    tools: dict[str, Any] = coordinator.get(TOOLS)
+    if cleanups is not None:
+        cleanups.append(coordinator.cleanup)
+    tools: dict[str, Any] = dict(coordinator.mount_points.get("tools") or {})
+    if hasattr(returned, "execute"):
+        if not any(tool is returned for tool in tools.values()):
+            name = getattr(returned, "name", None)
+            tools[name if isinstance(name, str) and name else "returned"] = returned
+    elif callable(returned) and cleanups is not None:
+        cleanups.append(returned)
     if not tools:
         raise LoadError(f"{ref!r}: the module mounted no tools")
     return [(f"{ref}[{key}]", tool, "amplifier") for key, tool in sorted(tools.items())]

@@ -101,7 +101,8 @@ class WorkerConfig:
     needs root. ``files`` names a directory whose contents are copied into the workdir (owned by
     ``user``) before each start. ``env`` adds environment variables. ``setup``
     ("module:qualname") is called with ``setup_args`` at every worker start; what it returns is
-    the ``state`` passed to targets.
+    the ``state`` passed to targets. ``teardown`` ("module:qualname") is called with the state
+    when the worker is closed, if its setup has run.
     ``trusted_modules`` names the packages and modules whose classes and functions a reply may
     refer to; the parent refuses to unpickle any other global (besides plain builtin types).
     """
@@ -116,6 +117,7 @@ class WorkerConfig:
     setup: str | None = None
     setup_args: tuple[Any, ...] = ()
     setup_timeout: float | None = None
+    teardown: str | None = None
     trusted_modules: tuple[str, ...] = ("axm_conformance",)
 
 
@@ -168,8 +170,9 @@ class Worker:
         _check_positive(config.timeout, "timeout")
         if config.memory_limit is not None:
             _check_positive(config.memory_limit, "memory_limit")
-        if config.setup is not None:
-            _check_reference(config.setup, "setup")
+        for name in ("setup", "teardown"):
+            if getattr(config, name) is not None:
+                _check_reference(getattr(config, name), name)
         if config.setup_timeout is not None:
             _check_positive(config.setup_timeout, "setup_timeout")
         self._config = config
@@ -268,7 +271,11 @@ class Worker:
         self._resources.stop_process()
 
     def close(self) -> None:
-        """Kill the worker's process group and remove the workdir if it was created here."""
+        """Run the teardown, then kill the worker's process group and remove the workdir if it
+        was created here."""
+        process = self._resources.process
+        if self._config.teardown is not None and process is not None and process.ready:
+            self.call(self._config.teardown)
         self._finalizer()
 
     def __enter__(self) -> Self:

@@ -95,29 +95,63 @@ class HookRegistry:
 
 
 class Coordinator:
-    """Holds mounted modules by mount point (``"tools"``, ...) and the hook registry."""
+    """What a module's ``mount`` is given: mounted modules by mount point (``"tools"``, ...), the
+    hook registry, capabilities shared between modules, cleanups, the session's id and config."""
 
-    def __init__(self) -> None:
+    def __init__(self, session_id: str = "session", config: Mapping[str, Any] | None = None):
         self.hooks = HookRegistry()
-        self._mounted: dict[str, dict[str, Any]] = {}
+        self.session_id = session_id
+        self.config: dict[str, Any] = dict(config or {})
+        self.mount_points: dict[str, dict[str, Any]] = {}
+        self._capabilities: dict[str, Any] = {}
+        self._cleanups: list[Callable[[], Any]] = []
 
     async def mount(self, mount_point: str, module: Any, name: str | None = None) -> None:
         """Mount ``module`` under ``name`` (default: its ``name`` attribute)."""
         key = name if name is not None else getattr(module, "name", None)
         if not isinstance(key, str) or not key:
             raise ValueError(f"cannot mount {module!r} at {mount_point!r}: it has no name")
-        self._mounted.setdefault(mount_point, {})[key] = module
+        self.mount_points.setdefault(mount_point, {})[key] = module
 
     async def unmount(self, mount_point: str, name: str) -> None:
         """Remove a mounted module; unknown names are ignored."""
-        self._mounted.get(mount_point, {}).pop(name, None)
+        self.mount_points.get(mount_point, {}).pop(name, None)
 
     def get(self, mount_point: str, name: str | None = None) -> Any:
         """One mounted module by name (``None`` when absent), or all of a mount point as a dict."""
-        mounted = self._mounted.get(mount_point, {})
+        mounted = self.mount_points.get(mount_point, {})
         if name is None:
             return dict(mounted)
         return mounted.get(name)
+
+    def register_capability(self, name: str, value: Any) -> None:
+        """Offer ``value`` to the other modules under ``name``."""
+        self._capabilities[name] = value
+
+    def get_capability(self, name: str) -> Any:
+        """The value registered under ``name``, or ``None``."""
+        return self._capabilities.get(name)
+
+    def register_cleanup(self, cleanup: Callable[[], Any]) -> None:
+        """Have :meth:`cleanup` call ``cleanup`` (a function, sync or async)."""
+        self._cleanups.append(cleanup)
+
+    async def cleanup(self) -> None:
+        """Call the registered cleanups, the last registered first, each once.
+
+        A cleanup that raises does not stop the others; the first error is raised at the end.
+        """
+        cleanups, self._cleanups = self._cleanups, []
+        errors: list[Exception] = []
+        for cleanup in reversed(cleanups):
+            try:
+                outcome = cleanup()
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
 
 
 def _as_result(value: Any) -> ToolResult:

@@ -7,14 +7,18 @@ protocol is printed at the end of the run (see ``pytest_terminal_summary`` in co
 
 from __future__ import annotations
 
+import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from axm_conformance import check_tool
 from axm_conformance._settings import parse_exemptions
+from axm_conformance._worker import Worker, WorkerConfig
 from tests.conftest import FIXTURES
+from zoo_amplifier import SESSION_FILES
 
 MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
 SEED = 20261122
@@ -90,3 +94,43 @@ def test_without_its_worker_files_a_tool_that_reads_them_is_not_tested() -> None
     failed = {outcome.check_id: outcome.messages for outcome in report.tools[0].failed}
     assert set(failed) == {"result-type", "result-json", "result-size"}
     assert failed["result-type"][0].startswith("nothing tested: no call returned a value")
+
+
+@pytest.fixture
+def modules(make_distribution: Any) -> None:
+    """zoo_amplifier's modules, published in amplifier.modules."""
+    make_distribution(
+        "amplifier-modules",
+        {
+            "amplifier.modules": {
+                "words": "zoo_amplifier:mount",
+                "returned": "zoo_amplifier:mount_returning_the_tool",
+            }
+        },
+        {},
+    )
+
+
+@pytest.mark.usefixtures("modules")
+@pytest.mark.parametrize("name", ["words", "returned"])
+def test_an_amplifier_module_is_mounted_as_real_modules_expect(name: str) -> None:
+    """Config, session id, capabilities, hooks and cleanups of the coordinator; a returned tool."""
+    report = check_tool(f"entry-point:amplifier.modules:{name}", examples=10, seed=SEED)
+    (tool,) = report.tools
+    assert tool.subject.ref == f"entry-point:amplifier.modules:{name}[todo]"
+    assert tool.certified, [(outcome.check_id, outcome.messages) for outcome in tool.failed]
+
+
+@pytest.mark.usefixtures("modules")
+def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
+    config = WorkerConfig(
+        sys_path=tuple(sys.path),
+        workdir=tmp_path,
+        setup="axm_conformance._agent:open_tool",
+        setup_args=("entry-point:amplifier.modules:words", "auto", 1 << 20),
+        teardown="axm_conformance._agent:close_tool",
+    )
+    with Worker(config) as worker:
+        assert worker.call("axm_conformance._agent:describe").ok
+        assert all((tmp_path / name).exists() for name in SESSION_FILES)
+    assert not any((tmp_path / name).exists() for name in SESSION_FILES)

@@ -586,3 +586,13 @@ def test_files_belong_to_the_worker_user(nobody_env: dict[str, str], tmp_path: P
         assert worker.call(f"{T}:touch", "notes/todo.txt").ok
         copied = (worker.workdir / "notes", worker.workdir / "notes" / "todo.txt")
         assert {path.stat().st_uid for path in copied} == {pwd.getpwnam("nobody").pw_uid}
+
+
+def test_the_teardown_runs_when_a_worker_whose_setup_ran_closes(tmp_path: Path) -> None:
+    options = {"setup": f"{T}:make_state", "setup_args": ("mine",), "teardown": f"{T}:note_closed"}
+    with Worker(config(workdir=tmp_path / "used", **options)) as worker:
+        assert worker.call(f"{T}:echo").ok
+    assert (tmp_path / "used" / "closed").read_text() == "mine"
+    with Worker(config(workdir=tmp_path / "unused", **options)):
+        pass
+    assert not (tmp_path / "unused" / "closed").exists()

@@ -36,6 +36,12 @@ def make_state(label: str) -> dict[str, Any]:
     return {"label": label, "pid": os.getpid()}
 
 
+def note_closed(state: dict[str, Any]) -> None:
+    """Teardown: leave the state's label in a file named closed."""
+    with open("closed", "w") as file:
+        file.write(state["label"])
+
+
 def failing_setup(message: str) -> None:
     raise RuntimeError(message)
 

@@ -21,7 +21,7 @@ pytest.importorskip("axio")
 pytest.importorskip("amplifier_core")
 pytest.importorskip("axm")
 
-from axm_conformance import LoadError, check_tool
+from axm_conformance import check_tool
 
 SEED = 20261122
 EXAMPLES = 20
@@ -35,15 +35,6 @@ ENTRY_POINTS = {
     "axm.tools": {"axm_word_count": "pub_axm:WordCountTool"},
     "axm.tribunal.tools": {"axm_word_count": "pub_axm:TribunalWordCountTool"},
 }
-
-# Kit gaps: the fix each needs is under "Changes the kit needs" on the page.
-COORDINATOR = pytest.mark.xfail(
-    strict=True,
-    raises=LoadError,
-    reason="kit gap K3: amplifier.modules are mounted on the reference Coordinator, which has "
-    "only mount/unmount/get; register_cleanup (and the rest of amplifier-core's coordinator "
-    "API) raises AttributeError",
-)
 
 
 def failures(ref: str | list[str]) -> dict[str, dict[str, list[str]]]:
@@ -75,7 +66,7 @@ def published(entry_points: Callable[[dict[str, dict[str, str]]], Path]) -> None
         "pub_amplifier:WordCountTool",
         "pub_amplifier:FailingLookupTool",
         "entry-point:amplifier.modules:pub-words",
-        pytest.param("entry-point:amplifier.modules:pub-cleanup", marks=COORDINATOR),
+        "entry-point:amplifier.modules:pub-cleanup",
         "pub_axm:WordCountTool",
         "entry-point:axm.tools:axm_word_count",
         "entry-point:axm.tribunal.tools:axm_word_count",

@@ -125,6 +125,30 @@ def test_coordinator_mount_get_unmount() -> None:
     asyncio.run(main())
 
 
+def test_coordinator_carries_what_modules_use_besides_mount() -> None:
+    coordinator = Coordinator(session_id="s-1", config={"tools": {"limit": 3}})
+    assert (coordinator.session_id, coordinator.config) == ("s-1", {"tools": {"limit": 3}})
+    coordinator.register_capability("cache", {"size": 1})
+    assert coordinator.get_capability("cache") == {"size": 1}
+    assert coordinator.get_capability("absent") is None
+    ran: list[str] = []
+
+    async def closes() -> None:
+        ran.append("async")
+
+    def fails() -> None:
+        ran.append("fails")
+        raise OSError("gone")
+
+    for cleanup in (lambda: ran.append("first"), fails, closes):
+        coordinator.register_cleanup(cleanup)
+    with pytest.raises(OSError, match="gone"):
+        asyncio.run(coordinator.cleanup())
+    assert ran == ["async", "fails", "first"]
+    asyncio.run(coordinator.cleanup())
+    assert len(ran) == 3
+
+
 def test_hooks_run_in_priority_order_and_unregister() -> None:
     seen: list[str] = []
     coordinator = Coordinator()
