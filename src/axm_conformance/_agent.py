@@ -507,7 +507,7 @@ class Watch:
         self.children = _children()
         self.recursion_limit = sys.getrecursionlimit()
         # An earlier call may have replaced these by something that cannot be copied.
-        self.environ: dict[str, str] = _or(lambda: dict(os.environ), {})
+        self.environ: dict[Any, Any] = _or(_environment, {})
         self.modules: dict[str, Any] = _or(lambda: dict(sys.modules), {})
         self.threads: set[threading.Thread] = _or(lambda: set(threading.enumerate()), set())
 
@@ -604,9 +604,11 @@ class Watch:
         return [f"changed the working directory to {now}"]
 
     def _environ(self) -> list[str]:
-        now = dict(os.environ)
-        changed = sorted(name for name in now if self.environ.get(name, None) != now[name])
-        removed = sorted(name for name in self.environ if name not in now)
+        now = _environment()
+        if now == self.environ:
+            return []
+        changed = sorted(_text(name) for name in now if self.environ.get(name) != now[name])
+        removed = sorted(_text(name) for name in self.environ if name not in now)
         parts = [
             f"{verb} {_listed(names)}"
             for verb, names in (("set", changed), ("removed", removed))
@@ -616,6 +618,8 @@ class Watch:
 
     def _modules(self) -> list[str]:
         now = sys.modules
+        if now.items() >= self.modules.items():  # nothing removed or replaced (the usual case)
+            return []
         removed = sorted(name for name in self.modules if name not in now)
         replaced = sorted(
             name for name, module in self.modules.items() if name in now and now[name] is not module
@@ -631,6 +635,17 @@ class Watch:
         if now == self.recursion_limit:
             return []
         return [f"changed the recursion limit from {self.recursion_limit} to {now}"]
+
+
+def _environment() -> dict[Any, Any]:
+    """The environment as os.environ stores it (not decoded, which makes it cheap to compare),
+    or a copy of whatever a tool replaced os.environ with."""
+    stored = getattr(os.environ, "_data", None)
+    return dict(stored) if isinstance(stored, dict) else dict(os.environ)
+
+
+def _text(name: Any) -> str:
+    return os.fsdecode(name) if isinstance(name, bytes) else str(name)
 
 
 def _or(read: Any, default: Any) -> Any:
