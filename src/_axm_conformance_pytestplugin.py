@@ -144,6 +144,10 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
 _LIST_INIS = {"axm_tools", "axm_checks", "axm_validators"}
 STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
 STATS_HELP = "Print, per check, the examples run, inputs discarded and schema keywords exercised."
+ALLOW_ROOT_HELP = (
+    "Call tools that declare write or execute access even as root without --axm-worker-user "
+    "(by default their calls are not made, and they are not certified)."
+)
 NONDETERMINISTIC_HELP = (
     "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
     "shown where the check would have run."
@@ -171,6 +175,14 @@ def pytest_addoption(parser: Any) -> None:
         "--axm-stats", action="store_true", default=None, dest="axm_stats", help=STATS_HELP
     )
     parser.addini("axm_stats", STATS_HELP, type="bool", default=False)
+    group.addoption(
+        "--axm-allow-root",
+        action="store_true",
+        default=None,
+        dest="axm_allow_root",
+        help=ALLOW_ROOT_HELP,
+    )
+    parser.addini("axm_allow_root", ALLOW_ROOT_HELP, type="bool", default=False)
     parser.addini("axm_nondeterministic", NONDETERMINISTIC_HELP, type="linelist")
 
 

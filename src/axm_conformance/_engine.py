@@ -357,6 +357,8 @@ def certify(
             if exempt is not None
             else check.applies(subject)
         )
+        if reason is None and check.per_call:
+            reason = settings.refusal(subject.effects)
         if reason is not None:
             outcomes[check.id] = Outcome(check.id, check.title, "skipped", (reason,))
         elif check.per_call:

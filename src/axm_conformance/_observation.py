@@ -104,6 +104,8 @@ class SubjectInfo:
     guards: int = 0
     concurrency: Any = None
     distribution: tuple[str, str] | None = None  # (name, version) of the package it comes from
+    # The kinds of access the tool declares (axio's: "read", "write", "execute", "external").
+    effects: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

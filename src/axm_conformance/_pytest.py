@@ -83,8 +83,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
     if checks:
         values["checks"] = tuple(checks)
         origin["checks"] = where
-    strict = config.getoption("axm_strict")
-    values["strict"] = config.getini("axm_strict") if strict is None else strict
+    for flag in ("strict", "allow_root"):
+        given = config.getoption(f"axm_{flag}")
+        values[flag] = config.getini(f"axm_{flag}") if given is None else given
     exemptions = config.getini("axm_nondeterministic")
     if exemptions:
         origin["nondeterministic"] = "the axm_nondeterministic ini setting"

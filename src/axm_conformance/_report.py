@@ -21,6 +21,7 @@ _OPTIONS = {
     "tool_budget": "--axm-tool-budget",
     "worker_user": "--axm-worker-user",
     "worker_files": "--axm-worker-files",
+    "allow_root": "--axm-allow-root",
     "protocol": "--axm-protocol",
     "name_pattern": "--axm-name-pattern",
     "max_result_bytes": "--axm-max-result-bytes",
@@ -128,7 +129,7 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     options.append(f"--axm-seed={tool.seed}")
     for name, value in settings.non_defaults().items():
         if name in _OPTIONS:
-            options.append(f"{_OPTIONS[name]}={value}")
+            options.append(_OPTIONS[name] if value is True else f"{_OPTIONS[name]}={value}")
     lines = [_INDENT + shlex.join(options)]
     call = _CALLS.get(tool.subject.protocol)
     if outcome.has_input and call and outcome.callable_by_hand:

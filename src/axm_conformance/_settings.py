@@ -41,8 +41,9 @@ class Settings:
     determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
     ``tool_budget`` seconds one tool may take over all its checks, ``worker_user`` the
     (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
-    copied into the worker's working directory before it starts, ``sys_path`` entries the worker
-    imports tools from.
+    copied into the worker's working directory before it starts, ``allow_root`` to call tools
+    that declare write or execute access as root, ``sys_path`` entries the worker imports tools
+    from.
     """
 
     examples: int = 100
@@ -58,6 +59,7 @@ class Settings:
     tool_budget: float = 600.0
     worker_user: str | None = None
     worker_files: str | None = None
+    allow_root: bool = False
     sys_path: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -122,6 +124,20 @@ class Settings:
     def exemption(self, opt_out: str, name: Any) -> str | None:
         """The configured reason a tool of this name is exempt from a check, if it is."""
         return dict(getattr(self, opt_out)).get(name) if opt_out else None
+
+    def refusal(self, effects: tuple[str, ...]) -> str | None:
+        """Why a tool declaring these effects is not called in this run, if it is not: one that
+        writes files or runs commands is fuzzed with arbitrary paths and commands, never as root
+        unless told to."""
+        risky = [effect for effect in ("write", "execute") if effect in effects]
+        if not risky or self.worker_user is not None or self.allow_root or os.geteuid() != 0:
+            return None
+        return (
+            f"not run: the tool declares {' and '.join(risky)} access and the kit runs as root "
+            "without --axm-worker-user; a skip is never a pass, and the tool is not certified: "
+            "run it as an unprivileged user (--axm-worker-user=nobody), or give "
+            "--axm-allow-root to fuzz it as root"
+        )
 
     def non_defaults(self) -> dict[str, Any]:
         """The settings that differ from the defaults, for reproduction commands."""

@@ -7,6 +7,7 @@ protocol is printed at the end of the run (see ``pytest_terminal_summary`` in co
 
 from __future__ import annotations
 
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 
 from axm_conformance import check_tool
+from axm_conformance._checks import CHECKS
 from axm_conformance._settings import parse_exemptions
 from axm_conformance._worker import Worker, WorkerConfig
 from tests.conftest import FIXTURES
@@ -134,3 +136,30 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
         assert worker.call("axm_conformance._agent:describe").ok
         assert all((tmp_path / name).exists() for name in SESSION_FILES)
     assert not any((tmp_path / name).exists() for name in SESSION_FILES)
+
+
+@pytest.mark.parametrize(
+    ("euid", "options", "refused"),
+    [(0, {}, True), (0, {"allow_root": True}, False), (1000, {}, False)],
+    ids=["root", "root-allowed", "not-root"],
+)
+def test_a_tool_that_declares_writes_is_not_called_as_root(
+    monkeypatch: pytest.MonkeyPatch, euid: int, options: dict[str, Any], refused: bool
+) -> None:
+    """save_note declares write access: as root, without a worker user, no call is made."""
+    monkeypatch.setattr(os, "geteuid", lambda: euid)
+    report = check_tool("zoo_tricky:save_note", examples=5, seed=SEED, timeout=1.0, **options)
+    (tool,) = report.tools
+    assert tool.subject.effects == ("write",)
+    assert tool.certified is not refused
+    per_call = [outcome for outcome in tool.outcomes if CHECKS[outcome.check_id].per_call]
+    called = [outcome.check_id for outcome in per_call if outcome.status != "skipped"]
+    assert not called if refused else called
+    assert (tool.outcome("call-completes").messages[:1] == (REFUSED_AS_ROOT,)) is refused
+
+
+REFUSED_AS_ROOT = (
+    "not run: the tool declares write access and the kit runs as root without "
+    "--axm-worker-user; a skip is never a pass, and the tool is not certified: run it as an "
+    "unprivileged user (--axm-worker-user=nobody), or give --axm-allow-root to fuzz it as root"
+)

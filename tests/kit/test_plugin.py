@@ -208,7 +208,8 @@ def test_reproduce_with_reruns_exactly_the_failing_check(pytester: pytest.Pytest
 
 
 def test_worker_files_reach_the_tool_and_its_reproduction(pytester: pytest.Pytester) -> None:
-    """With its notes copied in, read_note_file is certified; a failure's command keeps them."""
+    """With its notes copied in, read_note_file is certified; a failure's command keeps them,
+    and --axm-allow-root."""
     notes = FIXTURES / "worker_files"
     result = run(
         pytester,
@@ -223,8 +224,11 @@ def test_worker_files_reach_the_tool_and_its_reproduction(pytester: pytest.Pytes
         "--axm-check=result-type",
         "--axm-examples=5",
         f"--axm-worker-files={notes}",
+        "--axm-allow-root",
     )
-    failing.stdout.fnmatch_lines([f"    pytest --axm-conformance * --axm-worker-files={notes}*"])
+    failing.stdout.fnmatch_lines(
+        [f"    pytest --axm-conformance * --axm-worker-files={notes} --axm-allow-root"]
+    )
 
 
 def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(

@@ -31,6 +31,7 @@ import pytest
 pytest.importorskip("axio")
 pytest.importorskip("axio_tools_local")
 
+from axm_conformance import check_tool
 from axm_conformance._checks import CHECKS
 from axm_conformance._strategies import _NON_ASCII
 from tests.published.conftest import child_env, why_no_user_switch, worker_user
@@ -297,6 +298,20 @@ def test_write_file_locks_itself_out(run: Run) -> None:
     """The real defect behind write_file's failure: the second identical call is refused."""
     message = run.failed("write_file").get("deterministic", "")
     assert "PermissionError" in message, message
+
+
+def test_the_declared_effects_are_read() -> None:
+    """What refuses the file writers and command runners as root without a worker user."""
+    report = check_tool("entry-point:axio.tools", checks=("name-valid",))
+    assert {tool.subject.name: tool.subject.effects for tool in report.tools} == {
+        "list_files": ("read",),
+        "search_files": ("read",),
+        "read_file": ("read",),
+        "write_file": ("write",),
+        "patch_file": ("write",),
+        "shell": ("execute",),
+        "run_python": ("execute",),
+    }
 
 
 def test_every_published_tool_has_a_verdict_here() -> None:

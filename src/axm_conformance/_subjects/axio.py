@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import inspect
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from axm_conformance._observation import CONTENT_BLOCKS, ParameterInfo, SubjectInfo
@@ -65,6 +66,7 @@ class AxioAdapter(Adapter):
             has_signature=has_signature,
             guards=len(guards) if isinstance(guards, list | tuple) else 0,
             concurrency=concurrency if isinstance(concurrency, int) else None,
+            effects=_declared_effects(self.obj, handler),
         )
 
     async def call(self, input: Any) -> Any:
@@ -95,6 +97,33 @@ class AxioAdapter(Adapter):
                 self.handler_called = "handler" in recorder.events
 
         return recorded()
+
+
+class _AnyArguments(Mapping[str, Any]):
+    """Arguments in which every parameter is ".": enough for a declaration to say what it does."""
+
+    def __getitem__(self, key: str) -> Any:
+        return "."
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _declared_effects(tool: Any, handler: Any) -> tuple[str, ...]:
+    """The operations of the accesses the tool declares (published axio's ``Tool.access``, else
+    its handler's ``__axio_access__``); () when it declares none or the declaration fails."""
+    describe = read(tool, "access")
+    if not callable(describe):
+        describe = read(handler, "__axio_access__")
+    if not callable(describe):
+        return ()
+    try:
+        return tuple(sorted({str(access.operation) for access in describe(_AnyArguments())}))
+    except Exception:
+        return ()
 
 
 def _is_content_block(value: Any) -> bool:
