@@ -460,14 +460,49 @@ class FileWatch:
             and facts[:3] != before[path][:3]
             and not _compiled(path)
         ]
+        others = _written_by_others({*created, *modified}) if created or modified else set()
         parts = [
-            f"{verb} {_listed(sorted(paths))}"
+            f"{verb} {_listed(sorted(path for path in paths if path not in others))}"
             for verb, paths in (("created", created), ("modified", modified), ("removed", removed))
-            if paths
+            if any(path not in others for path in paths)
         ]
         if not parts:
             return ""
         return "wrote outside its working directory, in the project: " + "; ".join(parts)
+
+
+def _written_by_others(paths: set[str]) -> set[str]:
+    """Those of ``paths`` that a process outside the worker's session holds open for writing.
+
+    Such a file is someone else's (the log of the test run itself, redirected into the project,
+    say): it changed during the call, but not through the tool. The worker leads its session,
+    and the tool's processes stay in it unless they leave on purpose.
+    """
+    found: set[str] = set()
+    session = os.getsid(0)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry.name)) == session:
+                continue
+            descriptors = os.listdir(f"{entry.path}/fd")
+        except OSError:  # gone, or another user's
+            continue
+        for fd in descriptors:
+            with contextlib.suppress(OSError, ValueError):
+                target = os.readlink(f"{entry.path}/fd/{fd}")
+                if target in paths and _open_for_writing(f"{entry.path}/fdinfo/{fd}"):
+                    found.add(target)
+    return found
+
+
+def _open_for_writing(fdinfo: str) -> bool:
+    with open(fdinfo) as file:
+        for line in file:
+            if line.startswith("flags:"):
+                return int(line.split()[1], 8) & (os.O_WRONLY | os.O_RDWR) != 0
+    return False
 
 
 def _topmost(paths: Any) -> list[str]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -65,3 +68,33 @@ def test_other_files_in_a_new_bytecode_folder_are_a_trace(watch: Any) -> None:
     (cache / "module.cpython-311.pyc").write_bytes(b"\0" * 16)
     (cache / "notes.txt").write_text("not bytecode")
     assert watch.changes().endswith(f"created {cache / 'notes.txt'}")
+
+
+def test_a_file_another_process_is_writing_is_not_the_calls_trace(watch: Any) -> None:
+    root = Path(watch.roots[0])
+    log = root / "run.log"
+    log.write_text("")
+    watch.changes()
+    # The test run's own log, say: written all along by a process of another session.
+    writer = subprocess.Popen([sys.executable, "-c", _APPENDER, str(log)], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 5
+        while log.stat().st_size == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (root / "mine.txt").write_text("written by the call")
+        assert watch.changes() == (
+            f"wrote outside its working directory, in the project: created {root / 'mine.txt'}"
+        )
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+_APPENDER = """
+import sys, time
+with open(sys.argv[1], "a") as log:
+    while True:
+        log.write("x")
+        log.flush()
+        time.sleep(0.005)
+"""
