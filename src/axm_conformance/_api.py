@@ -77,15 +77,10 @@ def inspect_tools(
     loaded, is kept there to certify it. Raises :class:`LoadError` with a one-line message for
     a reference that cannot be loaded.
     """
-    config = WorkerConfig(
-        timeout=settings.timeout,
-        sys_path=settings.sys_path,
-        memory_limit=settings.memory_limit,
-        user=settings.worker_user,
-        files=settings.worker_files,
-        setup="axm_conformance._agent:open_tools",
-        setup_args=(list(refs), settings.protocol, settings.max_result_bytes),
-        teardown="axm_conformance._agent:close_tool",
+    config = _worker_config(
+        settings,
+        "axm_conformance._agent:open_tools",
+        list(refs),
         setup_timeout=_LOAD_TIMEOUT,
     )
     try:
@@ -130,17 +125,24 @@ def _load_failure(refs: Sequence[str], outcome: Outcome) -> str:
 
 def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
     """The worker a tool is called in, started now: ready by the time the engine calls it."""
-    config = WorkerConfig(
+    return Worker(_worker_config(settings, "axm_conformance._agent:open_tool", subject.ref)).start()
+
+
+def _worker_config(
+    settings: Settings, setup: str, refs: str | list[str], setup_timeout: float | None = None
+) -> WorkerConfig:
+    """A worker as the settings ask for, whose setup loads the tools ``refs`` names."""
+    return WorkerConfig(
         timeout=settings.timeout,
         sys_path=settings.sys_path,
         memory_limit=settings.memory_limit,
         user=settings.worker_user,
         files=settings.worker_files,
-        setup="axm_conformance._agent:open_tool",
-        setup_args=(subject.ref, settings.protocol, settings.max_result_bytes),
+        setup=setup,
+        setup_args=(refs, settings.protocol, settings.max_result_bytes),
+        setup_timeout=setup_timeout,
         teardown="axm_conformance._agent:close_tool",
     )
-    return Worker(config).start()
 
 
 def item_keys(subjects: Iterable[SubjectInfo]) -> list[str]:
