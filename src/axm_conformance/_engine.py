@@ -15,8 +15,9 @@ import json
 import math
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -49,6 +50,9 @@ _MAX_CRASHES = 3
 _SHRINK_BUDGET = 15.0
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
+# Generated valid inputs, spread over the run, that the worker files' names are put into
+# (--axm-worker-files).
+_FILE_BASES = 20
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
 ADVERSARIAL_STRINGS = (
     "../../../../etc/passwd",
@@ -118,6 +122,8 @@ class _Session:
     deadline: float = math.inf
     exhausted: bool = False
     finished: set[str] = field(default_factory=set)
+    # The generated valid objects, some of which the worker files' names are put into.
+    generated: list[dict[str, Any]] = field(default_factory=list)
 
     def finish(self, *feeds: str) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -234,8 +240,10 @@ class _Session:
         def generated(case: Any) -> None:
             if invalid:
                 self.judge_mutation(case)
-            else:
-                self.judge(case, "")
+                return
+            if isinstance(case, dict):
+                self.generated.append(case)
+            self.judge(case, "")
 
         with contextlib.suppress(_Stop):
             generated()
@@ -411,6 +419,18 @@ def _fuzz(
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
                 session.explore(seed, feed="valid")
+                # A tool that works on the files --axm-worker-files provides is mostly called with
+                # names no file has: the baseline and some generated inputs name each file in
+                # each property.
+                baseline = [e.value for e in boundary if isinstance(e.value, dict)][:1]
+                spread = session.generated[:: max(1, len(session.generated) // _FILE_BASES)]
+                for value, label in _substituted(
+                    session,
+                    [*baseline, *spread[:_FILE_BASES]],
+                    _worker_file_names(settings),
+                    lambda name, key: f"worker file {name!r} in {key!r}",
+                ):
+                    session.judge(value, label)
             session.finish("valid")
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
@@ -457,16 +477,34 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
 
 def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
     """Valid inputs with hostile strings put into their string properties, still schema-valid."""
+    hostile = _substituted(
+        session, objects[:1], ADVERSARIAL_STRINGS, lambda _, name: f"adversarial string in {name!r}"
+    )
+    return [*((value, "a boundary example") for value in objects), *hostile]
+
+
+def _substituted(
+    session: _Session, bases: list[Any], texts: Iterable[str], label: Callable[[str, str], str]
+) -> list[tuple[Any, str]]:
+    """Each of ``bases`` with each text put into each of its properties, where still valid."""
     validator = session.context.validator(session.subject.input_schema)
-    cases: list[tuple[Any, str]] = [(value, "a boundary example") for value in objects]
-    baseline = objects[0]
     properties = session.subject.input_schema.get("properties") or {}
-    for name in properties:
-        for text in ADVERSARIAL_STRINGS:
-            candidate = {**baseline, name: text}
-            if validator.is_valid(candidate):
-                cases.append((candidate, f"adversarial string in {name!r}"))
+    cases: list[tuple[Any, str]] = []
+    for base in bases:
+        for name in properties:
+            for text in texts:
+                candidate = {**base, name: text}
+                if validator.is_valid(candidate):
+                    cases.append((candidate, label(text, name)))
     return cases
+
+
+def _worker_file_names(settings: Settings) -> list[str]:
+    """The worker files as the tool finds them: paths relative to its working directory."""
+    if settings.worker_files is None:
+        return []
+    root = Path(settings.worker_files)
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
 
 
 def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:

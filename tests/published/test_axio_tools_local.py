@@ -33,7 +33,6 @@ pytest.importorskip("axio_tools_local")
 
 from axm_conformance import check_tool
 from axm_conformance._checks import CHECKS
-from axm_conformance._strategies import _NON_ASCII
 from tests.published.conftest import child_env, why_no_user_switch, worker_user
 
 SEED = 20261122
@@ -45,12 +44,12 @@ MEMORY_LIMIT = 1024**3
 NONDETERMINISTIC = {
     "shell": "runs arbitrary commands; its output carries elapsed-time stamps",
     "run_python": "runs arbitrary code; its tracebacks name a fresh temporary file",
+    "patch_file": "by design refuses a second patch of a file until read_file reads it again",
 }
 TOOLS = sorted(ep.name for ep in metadata.entry_points(group="axio.tools"))
-# The files copied into every worker's directory (--axm-worker-files). A generated string never
-# names an existing file, but every string property gets the kit's non-ASCII boundary example,
-# so a file of that name is what read_file and patch_file find.
-WORKER_FILES = {_NON_ASCII: "".join(f"line {number}\n" for number in range(1, 201))}
+# The file copied into every worker's directory (--axm-worker-files): the kit also calls the
+# tools with its name in each string property.
+WORKER_FILES = {"notes.txt": "".join(f"line {number}\n" for number in range(1, 201))}
 # The filesystems a process can create files on, and what is never searched.
 SEARCH_ROOTS = ("/", "/dev/shm", "/run", "/var/tmp", "/tmp")
 PRUNED = ("/proc", "/sys")
@@ -272,19 +271,9 @@ REAL_DEFECTS: dict[str, set[str]] = {
     "read_file": set(),
     "patch_file": set(),
 }
-# Kit gaps (see "Changes the kit needs" on the page): each expected failure is strict.
-NO_PATCH_IN_RANGE = pytest.mark.xfail(
-    strict=True,
-    reason="kit gap K9: the only input that names the worker file is a boundary example with "
-    "from_line=0, and generated file paths never name it, so every call of patch_file is a "
-    "domain error and the result checks fail as 'nothing tested'",
-)
-KIT_GAPS = {"patch_file": NO_PATCH_IN_RANGE}
 
 
-@pytest.mark.parametrize(
-    "tool", [pytest.param(tool, marks=KIT_GAPS.get(tool, ())) for tool in sorted(REAL_DEFECTS)]
-)
+@pytest.mark.parametrize("tool", sorted(REAL_DEFECTS))
 def test_verdict(run: Run, tool: str) -> None:
     """Each tool fails exactly the checks its real defects explain."""
     assert tool in TOOLS, f"axio-tools-local no longer publishes {tool!r}"
