@@ -6,8 +6,10 @@ Everything here translates between pytest and the engine; what an item reports i
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import pickle
 import sys
 import warnings
 import zlib
@@ -100,14 +102,30 @@ def settings_from_config(config: pytest.Config) -> Settings:
 
 
 _SEED_KEY = "axm_conformance/seed"
+# How an xdist controller hands its workers what it knows: the seed, the inspected tools.
+_SEED_INPUT = "axm_seed"
+_SUBJECTS_INPUT = "axm_subjects"
+
+
+def _inspected_by_controller(config: pytest.Config) -> list[SubjectInfo] | None:
+    """The tools as the xdist controller described them, so that no worker loads them all again.
+
+    The controller and its workers are one test run on one machine: the description travels
+    pickled, as text, the way xdist passes its workers their input.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or _SUBJECTS_INPUT not in workerinput:
+        return None
+    subjects: list[SubjectInfo] = pickle.loads(base64.b64decode(workerinput[_SUBJECTS_INPUT]))
+    return subjects
 
 
 def _seed(config: pytest.Config) -> int:
     """The run's seed: --axm-seed (a number, or 'last'), the controller's under xdist,
     --hypothesis-seed, or a fresh one; remembered in the cache for --axm-seed=last."""
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None and "axm_seed" in workerinput:
-        return int(workerinput["axm_seed"])
+    if workerinput is not None and _SEED_INPUT in workerinput:
+        return int(workerinput[_SEED_INPUT])
     raw, where = _read(config, "axm_seed")
     cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
     if raw == "last":
@@ -245,7 +263,7 @@ class ConformancePlugin:
         )
         workers = None if controller else WorkersAhead(settings)
         try:
-            subjects = inspect_tools(refs, settings, workers)
+            subjects = _inspected_by_controller(config) or inspect_tools(refs, settings, workers)
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
         except SettingsError as exc:
@@ -510,8 +528,10 @@ class XdistHooks:
         self.plugin = plugin
 
     def pytest_configure_node(self, node: Any) -> None:
-        """Every worker uses the controller's seed."""
-        node.workerinput["axm_seed"] = self.plugin.seed
+        """Every worker uses the controller's seed and its description of the tools."""
+        node.workerinput[_SEED_INPUT] = self.plugin.seed
+        described = pickle.dumps(self.plugin.subjects, pickle.HIGHEST_PROTOCOL)
+        node.workerinput[_SUBJECTS_INPUT] = base64.b64encode(described).decode("ascii")
 
 
 def register(config: pytest.Config) -> None:

@@ -228,6 +228,31 @@ def test_xdist_gives_the_same_outcomes_and_one_certificate(pytester: pytest.Pyte
     assert '<property name="axm_seed" value="11" />' in junit
 
 
+def test_xdist_workers_take_the_tools_as_the_controller_described_them(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        counted=textwrap.dedent(
+            """
+            from pathlib import Path
+
+            with open(Path(__file__).with_name("imports.log"), "a") as log:
+                log.write("imported\\n")
+
+
+            async def shout(text: str) -> str:
+                \"\"\"Upper-case a text.\"\"\"
+                return text.upper()
+            """
+        )
+    )
+    result = run(pytester, "--axm-tool=counted:shout", "--axm-examples=5", "-n", "2")
+    result.assert_outcomes(passed=17, skipped=7)
+    # Loaded once to be described (by the controller), once to be certified: the xdist workers
+    # do not load every tool again to describe it.
+    assert (pytester.path / "imports.log").read_text().count("imported") == 2
+
+
 def test_seeds_from_last_run_and_from_hypothesis(pytester: pytest.Pytester) -> None:
     first = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid")
     seed = first.stdout.str().split("--axm-seed=")[1].split(" ")[0].rstrip(")")
