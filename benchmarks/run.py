@@ -871,13 +871,13 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
             mark = "!" if kit["exit_codes"] != [0] or floor["exit_codes"] != [0] else " "
             yield (
                 f" {mark}{row['tool']:<20}{len(floor['examples']):>7}"
-                f"{floor['median_s']:>9.2f}{kit['median_s']:>8.2f}{row['ratio']:>10.1f}x"
+                f"{floor['median_s']:>9.2f}{kit['median_s']:>8.2f}{row['ratio']:>10.2f}x"
                 f"{floor['cpu_median_s']:>11.2f}{kit['cpu_median_s']:>9.2f}"
-                f"{row['cpu_ratio']:>10.1f}x"
+                f"{row['cpu_ratio']:>10.2f}x"
             )
         yield (
-            f"  {'geometric mean':<44}{fk['geomean_ratio']:>10.1f}x"
-            f"{'':>20}{fk['geomean_cpu_ratio']:>10.1f}x"
+            f"  {'geometric mean':<44}{fk['geomean_ratio']:>10.2f}x"
+            f"{'':>20}{fk['geomean_cpu_ratio']:>10.2f}x"
         )
         yield from _failure_lines(fk.get("failures", ()))
     xd = results.get("xdist")
