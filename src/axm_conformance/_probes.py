@@ -76,36 +76,48 @@ def _rendered(value: Any) -> Any:
     return jsonable(value)[0]
 
 
+async def _enter(recorder: _Recorder, received: Any) -> None:
+    """A recorded handler starts: count it, then act as the probe's mode says."""
+    recorder.events.append("handler")
+    recorder.handler_inputs.append(_rendered(received))
+    recorder.in_flight += 1
+    recorder.peak = max(recorder.peak, recorder.in_flight)
+    if recorder.mode == "raise":
+        raise RuntimeError("raised by the probe")
+    if recorder.mode in ("hold", "hang"):
+        await asyncio.sleep(3600 if recorder.mode == "hang" else _HOLD)
+
+
+# A ToolHandler is a pydantic model, and building a model class takes about a millisecond: the
+# recording subclass of a handler class is made once, and told which recorder to use (the worker
+# makes one call at a time).
+_RECORDING_CLASSES: dict[type, type] = {}
+_RECORDER_OF: dict[type, _Recorder] = {}
+
+
 def _record_handler(handler: Any, recorder: _Recorder) -> Any:
     """The handler, wrapped so that every run is recorded (an ``async def`` or a ToolHandler)."""
-
-    async def enter(received: Any) -> None:
-        recorder.events.append("handler")
-        recorder.handler_inputs.append(_rendered(received))
-        recorder.in_flight += 1
-        recorder.peak = max(recorder.peak, recorder.in_flight)
-        if recorder.mode == "raise":
-            raise RuntimeError("raised by the probe")
-        if recorder.mode in ("hold", "hang"):
-            await asyncio.sleep(3600 if recorder.mode == "hang" else _HOLD)
-
     if isinstance(handler, type):
+        recording = _RECORDING_CLASSES.get(handler)
+        if recording is None:
 
-        async def call_instance(self: Any) -> Any:
-            try:
-                await enter(self)
-                return await handler.__call__(self)
-            finally:
-                recorder.in_flight -= 1
+            async def call_instance(self: Any) -> Any:
+                current = _RECORDER_OF[type(self)]
+                try:
+                    await _enter(current, self)
+                    return await handler.__call__(self)
+                finally:
+                    current.in_flight -= 1
 
-        return type(
-            handler.__name__, (handler,), {"__call__": call_instance, "__doc__": handler.__doc__}
-        )
+            namespace = {"__call__": call_instance, "__doc__": handler.__doc__}
+            recording = _RECORDING_CLASSES[handler] = type(handler.__name__, (handler,), namespace)
+        _RECORDER_OF[recording] = recorder
+        return recording
 
     @functools.wraps(handler)
     async def call_function(*args: Any, **kwargs: Any) -> Any:
         try:
-            await enter(kwargs)
+            await _enter(recorder, kwargs)
             return await handler(*args, **kwargs)
         finally:
             recorder.in_flight -= 1
