@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from hypothesis import Phase, given, settings
@@ -20,63 +21,10 @@ from hypothesis_jsonschema import from_schema
 
 from axm_conformance._strategies import invalid_inputs, valid_inputs
 
-SMALL = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 200},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-        "cursor": {"type": ["string", "null"]},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-NESTED = {
-    "type": "object",
-    "properties": {
-        "lines": {
-            "type": "array",
-            "maxItems": 5,
-            "items": {
-                "type": "object",
-                "properties": {
-                    "sku": {"type": "string", "pattern": r"^[A-Z]{3}-\d{4}$"},
-                    "qty": {"type": "integer", "minimum": 1},
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["sku", "qty"],
-                "additionalProperties": False,
-            },
-        },
-        "shipping": {
-            "type": "object",
-            "properties": {
-                "city": {"type": "string"},
-                "express": {"type": "boolean"},
-                "window": {
-                    "type": "object",
-                    "properties": {"from": {"type": "integer"}, "to": {"type": "integer"}},
-                },
-            },
-            "required": ["city"],
-        },
-    },
-    "required": ["lines"],
-    "additionalProperties": False,
-}
-LEAVES: list[dict[str, Any]] = [
-    {"type": "string", "maxLength": 40},
-    {"type": "integer", "minimum": 0, "maximum": 10_000},
-    {"type": "number", "minimum": -1, "maximum": 1},
-    {"type": "boolean"},
-    {"enum": ["asc", "desc", "none"]},
-    {"type": ["string", "null"]},
-]
-WIDE = {
-    "type": "object",
-    "properties": {f"field_{i}": LEAVES[i % len(LEAVES)] for i in range(30)},
-    "required": [f"field_{i}" for i in range(0, 30, 3)],
-    "additionalProperties": False,
-}
+# The object schemas are those of the benchmark's tools (fixtures/bench_tools.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+from bench_tools import ORDER_INPUT, PLAN_INPUT, SEARCH_INPUT
+
 SCALARS: dict[str, Any] = {
     "string with pattern": {"type": "string", "pattern": r"^[a-z]{2,8}-\d{1,4}$"},
     "bounded integer": {"type": "integer", "minimum": -50, "maximum": 50, "multipleOf": 5},
@@ -109,9 +57,9 @@ def timed(build: Callable[[], st.SearchStrategy[Any]], examples: int) -> str:
 
 def main(examples: int) -> None:
     rows: list[tuple[str, dict[str, Any], bool]] = [
-        ("small object (3 properties)", SMALL, True),
-        ("nested (objects in arrays)", NESTED, True),
-        ("wide object (30 properties)", WIDE, True),
+        ("small object (3 properties)", SEARCH_INPUT, True),
+        ("nested (objects in arrays)", ORDER_INPUT, True),
+        ("wide object (30 properties)", PLAN_INPUT, True),
         *((name, schema, False) for name, schema in SCALARS.items()),
     ]
     print(f"{examples} examples per row, examples/second")
