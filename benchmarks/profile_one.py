@@ -71,11 +71,11 @@ def profile_kit(ref: str, examples: int, count: int) -> None:
 def profile_worker_side(ref: str, examples: int, count: int) -> None:
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
-    from axm_conformance._agent import describe, invoke, open_tool
+    from axm_conformance._agent import invoke, open_tool
     from axm_conformance._strategies import boundary_inputs, valid_inputs
 
     state = open_tool(ref, "auto", 1024 * 1024)
-    schema = describe(state).input_schema
+    schema = state.adapter.describe().input_schema
     values: list[Any] = [example.value for example in boundary_inputs(schema)]
 
     @seed(SEED)

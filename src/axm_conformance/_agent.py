@@ -42,7 +42,6 @@ from axm_conformance._subjects import Adapter, adapter_for
 __all__ = [
     "ToolState",
     "close_tool",
-    "describe",
     "describe_all",
     "invoke",
     "open_tool",
@@ -132,10 +131,6 @@ def close_tool(state: ToolState | list[SubjectInfo]) -> None:
     if isinstance(state, ToolState):
         _renew_loop(state)
         clean_up(state.cleanups, state.loop.run_until_complete)
-
-
-def describe(state: ToolState) -> SubjectInfo:
-    return state.adapter.describe()
 
 
 def invoke(state: ToolState, input: Any, invalid: bool = False) -> Observation:

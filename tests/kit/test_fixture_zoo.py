@@ -133,7 +133,7 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
         teardown="axm_conformance._agent:close_tool",
     )
     with Worker(config) as worker:
-        assert worker.call("axm_conformance._agent:describe").ok
+        assert worker.call("axm_conformance._agent:describe_all").ok
         assert all((tmp_path / name).exists() for name in SESSION_FILES)
     assert not any((tmp_path / name).exists() for name in SESSION_FILES)
 

@@ -44,7 +44,7 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
         assert running(second.pid)
         assert workers.take(SECOND) is second and workers.started == {}
         # The worker serves the tool it was started for.
-        assert second.call("axm_conformance._agent:describe").value.ref == SECOND.ref
+        assert second.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
         first.close()
         second.close()
     finally:
@@ -54,7 +54,7 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
 def test_a_tool_out_of_the_order_gets_a_worker_started_when_taken() -> None:
     workers = WorkersAhead(SETTINGS)
     with workers.take(OTHER) as worker:
-        assert worker.call("axm_conformance._agent:describe").value.ref == OTHER.ref
+        assert worker.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
 
 
 def test_the_worker_that_inspected_a_sole_tool_is_kept_to_certify_it() -> None:
