@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -205,7 +206,7 @@ class WorkersAhead:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.order: list[SubjectInfo] = []
+        self.following: dict[str, SubjectInfo] = {}  # by ref: the tool certified next
         self.started: dict[str, Worker] = {}
 
     def adopt(self, subject: SubjectInfo, worker: Worker) -> None:
@@ -214,16 +215,16 @@ class WorkersAhead:
 
     def plan(self, order: Sequence[SubjectInfo]) -> None:
         """The order in which the tools will be certified; the first one's worker starts."""
-        self.order = list(order)
-        if self.order:
-            self._start(self.order[0])
+        self.following = {before.ref: after for before, after in itertools.pairwise(order)}
+        if order:
+            self._start(order[0])
 
     def take(self, subject: SubjectInfo) -> Worker:
         """The tool's worker (started ahead, or now); the next tool's worker starts."""
         worker = self.started.pop(subject.ref, None) or tool_worker(subject, self.settings)
-        refs = [planned.ref for planned in self.order]
-        if subject.ref in refs[:-1]:
-            self._start(self.order[refs.index(subject.ref) + 1])
+        following = self.following.get(subject.ref)
+        if following is not None:
+            self._start(following)
         return worker
 
     def close(self) -> None:

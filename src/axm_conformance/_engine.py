@@ -122,7 +122,7 @@ class _Session:
     deadline: float = math.inf
     exhausted: bool = False
     finished: set[str] = field(default_factory=set)
-    # The generated valid objects, some of which the worker files' names are put into.
+    # With --axm-worker-files, the generated valid objects (some get the files' names put in).
     generated: list[dict[str, Any]] = field(default_factory=list)
 
     def finish(self, *feeds: str) -> None:
@@ -241,7 +241,7 @@ class _Session:
             if invalid:
                 self.judge_mutation(case)
                 return
-            if isinstance(case, dict):
+            if self.settings.worker_files is not None and isinstance(case, dict):
                 self.generated.append(case)
             self.judge(case, "")
 
