@@ -42,6 +42,12 @@ def note_closed(state: dict[str, Any]) -> None:
         file.write(state["label"])
 
 
+def wait_for(path: str) -> None:
+    """Setup: wait until ``path`` exists."""
+    while not os.path.exists(path):
+        time.sleep(0.01)
+
+
 def failing_setup(message: str) -> None:
     raise RuntimeError(message)
 
