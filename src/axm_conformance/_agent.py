@@ -17,12 +17,14 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import functools
 import inspect
 import os
 import sys
 import threading
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -61,12 +63,19 @@ def _distribution(obj: Any) -> tuple[str, str] | None:
     """The installed distribution that provides the module ``obj`` was defined in, if any."""
     module = getattr(obj, "__module__", None) or type(obj).__module__
     top = (module or "").partition(".")[0]
-    for name in metadata.packages_distributions().get(top, ()):
+    for name in _providers().get(top, ()):
         try:
             return name, metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
     return None
+
+
+@functools.cache
+def _providers() -> Mapping[str, list[str]]:
+    """Which distributions provide each top-level module: read once, as it reads every
+    installed distribution's file list."""
+    return metadata.packages_distributions()
 
 
 def _protocol(option: str, hint: str) -> str:
