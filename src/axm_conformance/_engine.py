@@ -258,21 +258,30 @@ class _Session:
         found: list[tuple[Call, tuple[str, ...]]] = []
         # Shrink towards the same kind of finding: a failure must not shrink into a warning.
         severe = _severe(run.failure[1])
+        # What each input tried came to, the failing one included: Hypothesis draws the same
+        # value again (and replays its answer at the end), and a call may cost a whole timeout.
+        tried: dict[str, tuple[Call, tuple[str, ...]] | None] = {
+            repr(run.failure[0].input): run.failure
+        }
 
         def fails(case: Any) -> bool:
-            # Out of budget, every candidate "passes": Hypothesis then stops shrinking at once.
-            if (
-                time.monotonic() > min(deadline, self.deadline)
-                or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES
-            ):
-                return False
             value, label = (case.value, _mutation_label(case)) if feed == "invalid" else (case, "")
-            call = self.call(value, label, feed=feed, repeat=run.check.repeats)
-            violations = self.violations(run.check, call)
-            matches = bool(violations) and (_severe(violations) or not severe)
-            if matches:
-                found.append((call, violations))
-            return matches
+            key = repr(value)
+            if key not in tried:
+                # Out of budget, every new candidate "passes": Hypothesis then stops shrinking.
+                if (
+                    time.monotonic() > min(deadline, self.deadline)
+                    or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES
+                ):
+                    return False
+                call = self.call(value, label, feed=feed, repeat=run.check.repeats)
+                violations = self.violations(run.check, call)
+                matches = bool(violations) and (_severe(violations) or not severe)
+                tried[key] = (call, violations) if matches else None
+            failure = tried[key]
+            if failure is not None:
+                found.append(failure)
+            return failure is not None
 
         chosen = hypothesis.settings(
             max_examples=max(self.settings.examples, 20),

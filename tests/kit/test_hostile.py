@@ -305,3 +305,25 @@ def test_processes_left_by_a_tool_are_killed_with_its_worker(marker: str) -> Non
     report = check_tool("zoo_hostile:OrphanTool", examples=5, seed=1, timeout=1.0)
     assert [outcome.check_id for outcome in report.tools[0].failed] == ["leaves-no-trace"]
     assert none_left(marker) == []
+
+
+def test_shrinking_a_hang_calls_no_input_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call that hangs costs a whole timeout: an input already seen to hang is not retried
+    (Hypothesis draws small values again and replays the minimal one at the end)."""
+    from axm_conformance import _engine
+
+    calls: list[tuple[str, str]] = []
+    call = _engine._Session.call
+
+    def counted(self: Any, value: Any, label: str, **options: Any) -> Any:
+        made = call(self, value, label, **options)
+        calls.append((repr(value), made.observation.crash_kind or ""))
+        return made
+
+    monkeypatch.setattr(_engine._Session, "call", counted)
+    report = check_tool("zoo_axm:CollatzStepsTool", timeout=0.5, examples=10, seed=3)
+    (tool,) = report.tools
+    assert tool.outcome("call-completes").status == "failed"
+    hung = [value for value, crash in calls if crash == "timeout"]
+    assert hung, calls
+    assert len(hung) == len(set(hung)), hung
