@@ -9,11 +9,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, new_seed
-from axm_conformance._worker import Outcome, Worker, WorkerConfig
+from axm_conformance._worker import Outcome, Worker, WorkerConfig, fork_server
 
 __all__ = [
     "LoadError",
@@ -28,6 +29,8 @@ __all__ = [
 
 # Loading imports the tool's package, which can be slow; it still must not hang a run.
 _LOAD_TIMEOUT = 120.0
+# What a tool's worker runs at start (its module is what a fork server preloads).
+_OPEN_TOOL = "axm_conformance._agent:open_tool"
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 
 
@@ -124,13 +127,20 @@ def _load_failure(refs: Sequence[str], outcome: Outcome) -> str:
     return f"loading {', '.join(refs)} crashed the worker: {outcome.crash.detail}"
 
 
-def tool_worker(subject: SubjectInfo, settings: Settings) -> Worker:
-    """The worker a tool is called in, started now: ready by the time the engine calls it."""
-    return Worker(_worker_config(settings, "axm_conformance._agent:open_tool", subject.ref)).start()
+def tool_worker(
+    subject: SubjectInfo, settings: Settings, forks: ForkServer | None = None
+) -> Worker:
+    """The worker a tool is called in, started now (forked from ``forks`` when given): ready by
+    the time the engine calls it."""
+    return Worker(_worker_config(settings, _OPEN_TOOL, subject.ref, forks=forks)).start()
 
 
 def _worker_config(
-    settings: Settings, setup: str, refs: str | list[str], setup_timeout: float | None = None
+    settings: Settings,
+    setup: str,
+    refs: str | list[str],
+    setup_timeout: float | None = None,
+    forks: ForkServer | None = None,
 ) -> WorkerConfig:
     """A worker as the settings ask for, whose setup loads the tools ``refs`` names."""
     return WorkerConfig(
@@ -143,6 +153,7 @@ def _worker_config(
         setup_args=(refs, settings.protocol, settings.max_result_bytes),
         setup_timeout=setup_timeout,
         teardown="axm_conformance._agent:close_tool",
+        fork_server=forks,
     )
 
 
@@ -201,13 +212,15 @@ class WorkersAhead:
     tool). The worker that inspected a sole tool is kept to certify it (:func:`inspect_tools`).
     Given the order in which tools will be certified, the first tool's worker starts at once
     and each next one when the worker before it is taken, so that starting it overlaps with
-    certifying the tool before.
+    certifying the tool before. When more than one tool is certified, workers after the first
+    are forked from a fork server, which has done a worker's imports once for all of them.
     """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.following: dict[str, SubjectInfo] = {}  # by ref: the tool certified next
         self.started: dict[str, Worker] = {}
+        self.forks: ForkServer | None = None
 
     def adopt(self, subject: SubjectInfo, worker: Worker) -> None:
         """Keep a running worker that has the tool loaded, to certify it."""
@@ -218,10 +231,18 @@ class WorkersAhead:
         self.following = {before.ref: after for before, after in itertools.pairwise(order)}
         if order:
             self._start(order[0])
+        self.expect(len(order))
+
+    def expect(self, tools: int) -> None:
+        """How many tools will be certified here: for more than one, a fork server starts."""
+        if tools > 1 and self.forks is None:
+            self.forks = fork_server(_OPEN_TOOL.partition(":")[0]).start()
 
     def take(self, subject: SubjectInfo) -> Worker:
         """The tool's worker (started ahead, or now); the next tool's worker starts."""
-        worker = self.started.pop(subject.ref, None) or tool_worker(subject, self.settings)
+        worker = self.started.pop(subject.ref, None) or tool_worker(
+            subject, self.settings, self.forks
+        )
         following = self.following.get(subject.ref)
         if following is not None:
             self._start(following)
@@ -232,7 +253,10 @@ class WorkersAhead:
         for worker in self.started.values():
             worker.close()
         self.started.clear()
+        if self.forks is not None:
+            self.forks.close()
+            self.forks = None
 
     def _start(self, subject: SubjectInfo) -> None:
         if subject.ref not in self.started:
-            self.started[subject.ref] = tool_worker(subject, self.settings)
+            self.started[subject.ref] = tool_worker(subject, self.settings, self.forks)

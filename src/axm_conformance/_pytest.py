@@ -364,10 +364,13 @@ class ConformancePlugin:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Start the first tool's worker ahead; each next one starts as the one before is used.
 
-        An xdist worker does not know which tools it will be sent, and a run that only
-        collects calls none.
+        An xdist worker does not know which tools it will be sent: it only prepares to start
+        their workers quickly. A run that only collects calls none.
         """
-        if self.workers is None or hasattr(self.config, "workerinput"):
+        if self.workers is None:
+            return
+        if hasattr(self.config, "workerinput"):
+            self.workers.expect(len(self.subjects))
             return
         if self.config.option.collectonly:
             self.workers.close()

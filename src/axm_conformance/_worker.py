@@ -46,7 +46,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, NoReturn, Self
 
-__all__ = ["Crash", "CrashKind", "Outcome", "RemoteError", "Worker", "WorkerConfig"]
+from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
+
+__all__ = [
+    "Crash",
+    "CrashKind",
+    "Outcome",
+    "RemoteError",
+    "Worker",
+    "WorkerConfig",
+    "fork_server",
+]
 
 CrashKind = Literal["timeout", "exited", "signalled", "memory", "channel"]
 
@@ -105,6 +115,8 @@ class WorkerConfig:
     when the worker is closed, if its setup has run.
     ``trusted_modules`` names the packages and modules whose classes and functions a reply may
     refer to; the parent refuses to unpickle any other global (besides plain builtin types).
+    ``fork_server`` (see :func:`fork_server`) forks the worker instead of spawning it, unless
+    ``env`` sets a variable the interpreter reads at start (PYTHON*).
     """
 
     timeout: float = 5.0
@@ -119,6 +131,25 @@ class WorkerConfig:
     setup_timeout: float | None = None
     teardown: str | None = None
     trusted_modules: tuple[str, ...] = ("axm_conformance",)
+    fork_server: ForkServer | None = field(default=None, compare=False)
+
+
+def fork_server(*preload: str) -> ForkServer:
+    """A fork server for workers, not yet started; ``preload`` names the modules (typically
+    those of the workers' setup) it imports once for all of them."""
+    return ForkServer(("axm_conformance._worker", *preload), _base_env())
+
+
+def _base_env() -> dict[str, str]:
+    """What every worker's environment starts from: locale, PATH and import path only."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name in _INHERITED_ENV or name.startswith("LC_")
+    }
+    env.setdefault("PATH", os.defpath)
+    env["PYTHONHASHSEED"] = "0"
+    return env
 
 
 @dataclass(frozen=True)
@@ -198,17 +229,8 @@ class Worker:
         self._resources = _Resources(created)
         # Runs at close(), or at garbage collection or interpreter exit if close() was forgotten.
         self._finalizer = weakref.finalize(self, self._resources.release)
-        self._env = {
-            name: value
-            for name, value in os.environ.items()
-            if name in _INHERITED_ENV or name.startswith("LC_")
-        }
-        self._env.setdefault("PATH", os.defpath)
-        self._env.update(
-            HOME=str(self._workdir),
-            TMPDIR=str(self._workdir / "tmp"),
-            PYTHONHASHSEED="0",
-        )
+        self._env = _base_env()
+        self._env.update(HOME=str(self._workdir), TMPDIR=str(self._workdir / "tmp"))
         self._env.update(config.env)
 
     @property
@@ -220,7 +242,7 @@ class Worker:
     def pid(self) -> int | None:
         """The process id of the running worker, or None when none is running."""
         process = self._resources.process
-        return None if process is None else process.popen.pid
+        return None if process is None else process.child.pid
 
     def call(self, target: str, *args: Any, timeout: float | None = None) -> Outcome:
         """Run ``target(state, *args)`` in the worker and report its outcome.
@@ -308,7 +330,10 @@ class Worker:
             with contextlib.suppress(OSError):
                 fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             token = os.urandom(16).hex()
-            popen = subprocess.Popen(
+            env = {**self._env, TOKEN_VARIABLE: token}
+            child = self._fork(
+                env, stdout, stderr, (to_worker_r, from_worker_w)
+            ) or subprocess.Popen(
                 [
                     sys.executable,
                     "-P",
@@ -322,7 +347,7 @@ class Worker:
                 stdout=stdout,
                 stderr=stderr,
                 cwd=self._workdir,
-                env={**self._env, TOKEN_VARIABLE: token},
+                env=env,
                 pass_fds=(to_worker_r, from_worker_w),
                 start_new_session=True,
                 user=uid,
@@ -335,7 +360,7 @@ class Worker:
             raise
         for fd in (to_worker_r, from_worker_w, stdout):
             os.close(fd)
-        process = _Process(popen, to_worker_w, from_worker_r, stderr, token)
+        process = _Process(child, to_worker_w, from_worker_r, stderr, token)
         self._resources.process = process
         process.setup_deadline = time.monotonic() + self._setup_seconds()
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
@@ -343,6 +368,23 @@ class Worker:
         with contextlib.suppress(_Lost):
             process.send(_START, self._start_message, process.setup_deadline)
         return process
+
+    def _fork(
+        self, env: dict[str, str], stdout: int, stderr: int, passed: tuple[int, int]
+    ) -> Forked | None:
+        """The worker forked from the configured fork server, or None to spawn it."""
+        server = self._config.fork_server
+        if (
+            server is None
+            or not server.available
+            or any(name.startswith("PYTHON") for name in self._config.env)
+        ):
+            return None
+        spec = ForkSpec(str(self._workdir), env, self._credentials)
+        try:
+            return server.fork(spec, stdout, stderr, passed)
+        except OSError:
+            return None  # the server is gone: spawned workers do the same job, only slower
 
     def _setup_seconds(self) -> float:
         if self._config.setup_timeout is not None:
@@ -402,7 +444,8 @@ class Worker:
         if not exited:
             detail = f"the worker closed its end of the channel {during} but kept running"
             return Crash("channel", f"{detail}; it was killed", tail)
-        status = process.popen.returncode
+        status = process.child.returncode
+        assert status is not None
         kind: CrashKind
         if status < 0:
             name = _signal_name(-status)
@@ -433,13 +476,13 @@ class _Process:
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        child: subprocess.Popen[bytes] | Forked,
         to_worker: int,
         from_worker: int,
         stderr: int,
         token: str,
     ):
-        self.popen = popen
+        self.child = child
         self.token = token
         self.to_worker = to_worker
         self.from_worker = from_worker
@@ -447,11 +490,16 @@ class _Process:
         # Non-blocking ends, so that every wait goes through poll() and its deadline.
         os.set_blocking(to_worker, False)
         os.set_blocking(from_worker, False)
-        self.pidfd: int | None
-        try:
-            self.pidfd = os.pidfd_open(popen.pid)
-        except OSError:
-            self.pidfd = None
+        # Readable once the worker has exited: a pidfd for a spawned worker (None without
+        # pidfds: liveness is then polled), the status pipe for a forked one.
+        self.exit_fd: int | None
+        if isinstance(child, Forked):
+            self.exit_fd = child.exit_fd
+        else:
+            try:
+                self.exit_fd = os.pidfd_open(child.pid)
+            except OSError:
+                self.exit_fd = None
         self.call_start = 0
         self.stopped = False
         # Set when the process starts; ready once its setup has run.
@@ -501,13 +549,13 @@ class _Process:
         poller = select.poll()
         if fd is not None:
             poller.register(fd, events)
-        if self.pidfd is not None:
-            poller.register(self.pidfd, select.POLLIN)
+        if self.exit_fd is not None:
+            poller.register(self.exit_fd, select.POLLIN)
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _Lost("timeout")
-            if self.pidfd is None:
+            if self.exit_fd is None:
                 remaining = min(remaining, _LIVENESS_INTERVAL)
             ready = [ready_fd for ready_fd, _ in poller.poll(math.ceil(remaining * 1000))]
             # Data already written is read before the worker's exit is noticed.
@@ -518,9 +566,11 @@ class _Process:
 
     def has_exited(self) -> bool:
         """Whether the worker has exited, without reaping it (its process group stays killable)."""
+        if isinstance(self.child, Forked):
+            return self.child.exited()
         flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
         try:
-            return os.waitid(os.P_PID, self.popen.pid, flags) is not None
+            return os.waitid(os.P_PID, self.child.pid, flags) is not None
         except ChildProcessError:
             return True
 
@@ -538,7 +588,7 @@ class _Process:
         interpreter's signal handling shows its stack.
         """
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(self.popen.pid, _STACK_SIGNAL)
+            os.kill(self.child.pid, _STACK_SIGNAL)
             time.sleep(_STACK_GRACE)
 
     def stop(self) -> tuple[str, bool]:
@@ -552,16 +602,19 @@ class _Process:
         self.stopped = True
         # Until the worker is reaped its pid, group and session ids cannot be reused, so every
         # process found by them is one of its own.
-        kill_strays(self.popen.pid, self.token)
+        kill_strays(self.child.pid, self.token)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(_REAP_TIMEOUT)
+            self.child.wait(_REAP_TIMEOUT)
         size = os.fstat(self.stderr).st_size
         start = max(0, size - _STDERR_TAIL)
         tail = os.pread(self.stderr, size - start, start)
         recent = tail[max(0, self.call_start - start) :]
-        for fd in (self.to_worker, self.from_worker, self.stderr, self.pidfd):
-            if fd is not None:
-                os.close(fd)
+        for fd in (self.to_worker, self.from_worker, self.stderr):
+            os.close(fd)
+        if isinstance(self.child, Forked):
+            self.child.close()  # its status pipe
+        elif self.exit_fd is not None:
+            os.close(self.exit_fd)
         out_of_memory = any(hint in recent for hint in _MEMORY_HINTS)
         return tail.decode("utf-8", "replace"), out_of_memory
 
@@ -1046,4 +1099,6 @@ def _describe(exc: BaseException, prefix: str = "") -> bytes:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--fork-server":
+        sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], _serve))
     sys.exit(_serve(*map(int, sys.argv[1:4])))

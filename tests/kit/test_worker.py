@@ -17,16 +17,45 @@ from pathlib import Path
 import pytest
 
 import axm_conformance
-from axm_conformance._worker import Crash, Outcome, RemoteError, Worker, WorkerConfig
+from axm_conformance._forkserver import ForkServer
+from axm_conformance._worker import (
+    Crash,
+    Outcome,
+    RemoteError,
+    Worker,
+    WorkerConfig,
+    fork_server,
+)
 
 HERE = str(Path(__file__).parent)
 T = "worker_targets"
+DEFAULTS: dict[str, object] = {"timeout": 1.0, "sys_path": (HERE,)}
 
 
 def config(**changes: object) -> WorkerConfig:
-    options: dict[str, object] = {"timeout": 1.0, "sys_path": (HERE,)}
-    options.update(changes)
-    return WorkerConfig(**options)  # type: ignore[arg-type]
+    return WorkerConfig(**{**DEFAULTS, **changes})  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module", params=["spawned", "forked"])
+def server(request: pytest.FixtureRequest) -> Iterator[ForkServer | None]:
+    """Every test runs against a spawned worker, and against one forked by a fork server."""
+    if request.param == "spawned":
+        yield None
+        return
+    started = fork_server().start()
+    yield started
+    started.close()
+
+
+@pytest.fixture(autouse=True)
+def launched(server: ForkServer | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(DEFAULTS, "fork_server", server)
+
+
+def launcher() -> int | None:
+    """The process whose child a worker started now is: the kit, or the fork server."""
+    server = DEFAULTS["fork_server"]
+    return server.pid if isinstance(server, ForkServer) else os.getpid()
 
 
 @pytest.fixture
@@ -453,13 +482,28 @@ def test_misuse_raises(worker: Worker) -> None:
         Worker(config(setup="nothing"))
 
 
-def test_an_orphaned_worker_kills_itself(tmp_path: Path) -> None:
+def orphaning(tmp_path: Path, server: ForkServer | None) -> str:
+    """The start of a script whose worker is orphaned when the test kills the script."""
     # The killed parent cannot clean up, so its workdir is one pytest removes.
-    parent = textwrap.dedent(
+    return textwrap.dedent(
         f"""
+        import json
         from pathlib import Path
-        from axm_conformance._worker import Worker, WorkerConfig
-        worker = Worker(WorkerConfig(sys_path=({HERE!r},), workdir=Path({str(tmp_path)!r})))
+        from axm_conformance._worker import Worker, WorkerConfig, fork_server
+        worker = Worker(
+            WorkerConfig(
+                sys_path=({HERE!r},),
+                workdir=Path({str(tmp_path)!r}),
+                fork_server=fork_server() if {server is not None} else None,
+            )
+        )
+        """
+    )
+
+
+def test_an_orphaned_worker_kills_itself(tmp_path: Path, server: ForkServer | None) -> None:
+    parent = orphaning(tmp_path, server) + textwrap.dedent(
+        f"""
         print(worker.call("{T}:pid").value, flush=True)
         worker.call("{T}:spin", timeout=60)
         """
@@ -471,13 +515,11 @@ def test_an_orphaned_worker_kills_itself(tmp_path: Path) -> None:
     assert wait_dead(pid, 5.0)
 
 
-def test_an_orphaned_worker_kills_the_processes_that_left_its_group(tmp_path: Path) -> None:
-    parent = textwrap.dedent(
+def test_an_orphaned_worker_kills_the_processes_that_left_its_group(
+    tmp_path: Path, server: ForkServer | None
+) -> None:
+    parent = orphaning(tmp_path, server) + textwrap.dedent(
         f"""
-        import json
-        from pathlib import Path
-        from axm_conformance._worker import Worker, WorkerConfig
-        worker = Worker(WorkerConfig(sys_path=({HERE!r},), workdir=Path({str(tmp_path)!r})))
         print(json.dumps(worker.call("{T}:spawn_escapees").value), flush=True)
         worker.call("{T}:spin", timeout=60)
         """
@@ -487,6 +529,40 @@ def test_an_orphaned_worker_kills_the_processes_that_left_its_group(tmp_path: Pa
         escapees = json.loads(process.stdout.readline())
         process.kill()
     assert all(wait_dead(pid, 5.0) for pid in escapees.values())
+
+
+def test_a_worker_holds_only_its_channel_its_logs_and_dev_null(worker: Worker) -> None:
+    seen = worker.call(f"{T}:where").value
+    assert seen["session"] == worker.pid
+    kinds = sorted(target.partition(":")[0] for target in seen["descriptors"])
+    # Two pipes (the channel); no socket (a fork server's control channel), no other pipe.
+    assert kinds.count("pipe") == 2, seen["descriptors"]
+    assert "socket" not in kinds, seen["descriptors"]
+
+
+def test_a_forked_worker_is_the_servers_child_a_spawned_one_the_kits(
+    server: ForkServer | None,
+) -> None:
+    with Worker(config()) as worker:
+        parent = worker.call(f"{T}:where").value["parent"]
+    assert parent == (os.getpid() if server is None else server.pid) == launcher()
+
+
+def test_a_worker_is_spawned_when_the_server_is_gone_or_would_change_the_interpreter() -> None:
+    server = fork_server().start()
+    try:
+        # PYTHON* variables act when an interpreter starts: only a spawned one sees them.
+        with Worker(config(fork_server=server, env={"PYTHONOPTIMIZE": "1"})) as worker:
+            assert worker.call(f"{T}:where").value["parent"] == os.getpid()
+        with Worker(config(fork_server=server)) as worker:
+            assert worker.call(f"{T}:where").value["parent"] == server.pid
+            assert server.pid is not None
+            os.kill(server.pid, signal.SIGKILL)
+            # The server's workers follow it; the next start is a spawn.
+            assert crash_of(worker.call(f"{T}:spin", timeout=5)).kind in ("signalled", "exited")
+            assert worker.call(f"{T}:where").value["parent"] == os.getpid()
+    finally:
+        server.close()
 
 
 def test_round_trips_are_fast(worker: Worker) -> None:
@@ -515,8 +591,9 @@ def test_another_user_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def nobody_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Environment for a worker run as nobody, with an interpreter that nobody can run."""
+def nobody_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """Environment for a worker run as nobody, with an interpreter that nobody can run (for a
+    forked worker, its fork server's)."""
     if os.geteuid() != 0:
         pytest.skip("running the worker as another user needs root")
     try:
@@ -539,7 +616,16 @@ def nobody_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
             continue
         if check.returncode == 0:
             monkeypatch.setattr(sys, "executable", interpreter)
-            return env
+            if DEFAULTS["fork_server"] is None:
+                yield env
+                return
+            # The server's environment is read when its interpreter starts.
+            monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+            server = fork_server().start()
+            monkeypatch.setitem(DEFAULTS, "fork_server", server)
+            yield {}
+            server.close()
+            return
     pytest.skip("no Python interpreter that nobody can run")
 
 
@@ -547,6 +633,7 @@ def test_the_worker_runs_as_the_given_user(nobody_env: dict[str, str]) -> None:
     entry = pwd.getpwnam("nobody")
     with Worker(config(user="nobody", env=nobody_env)) as worker:
         seen = worker.call(f"{T}:where").value
+        assert seen["parent"] == launcher()
         assert (seen["uid"], seen["gid"]) == (entry.pw_uid, entry.pw_gid)
         assert seen["groups"] in ([], [entry.pw_gid])
         assert worker.workdir.stat().st_uid == entry.pw_uid

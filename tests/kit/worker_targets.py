@@ -178,6 +178,13 @@ def where(state: Any) -> dict[str, Any]:
         "core": resource.getrlimit(resource.RLIMIT_CORE),
         "address_space": resource.getrlimit(resource.RLIMIT_AS),
         "stdin": os.readlink("/proc/self/fd/0"),
+        "parent": os.getppid(),
+        "session": os.getsid(0),
+        "descriptors": [
+            os.readlink(f"/proc/self/fd/{fd}")
+            for fd in os.listdir("/proc/self/fd")
+            if os.path.exists(f"/proc/self/fd/{fd}")
+        ],
     }
 
 

@@ -1,0 +1,286 @@
+"""A fork server: a process that has done a worker's imports once and forks fresh workers.
+
+A spawned worker pays for an interpreter start and for importing the kit's worker side, pydantic
+included, before it loads its tool: about 0.1 s of CPU, the larger part of a small tool's whole
+cost when a run certifies many tools. A fork of a process that has made those imports costs a few
+milliseconds. The server imports only the modules it is told to preload (the kit's own), never a
+tool's, starts no thread and holds no state a tool could have touched: a worker forked from it
+starts as clean as a spawned one, then loads its tool itself. Each fork is set up the way
+``subprocess.Popen`` sets up a spawned worker (new session, standard streams, user, working
+directory, environment, only the passed descriptors open) before it runs its main function.
+
+The server is the workers' parent, so it learns how each one ended; it writes the exit status to
+a pipe per worker, whose other end the kit holds, and reaps the worker only when the kit asks,
+after it has killed what the worker left: until then the worker's pid, process group and session
+cannot be reused. The server exits when the kit closes the control channel or dies; its workers,
+which watch their parent, follow. Linux only (pidfd).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Self
+
+__all__ = ["ForkServer", "Forked", "serve_forks"]
+
+_FORK, _REAP, _PID, _FAILED = b"F", b"R", b"P", b"E"
+_PID_FORMAT = struct.Struct(">i")
+_STATUS = struct.Struct(">i")
+_MAX_MESSAGE = 1 << 20
+_ANSWER_TIMEOUT = 60.0
+# stdout, stderr, then the descriptors passed to the worker's main function.
+_MAX_FDS = 16
+
+
+@dataclass(frozen=True)
+class ForkSpec:
+    """How a fork is set up before its main function runs (what Popen would have been given)."""
+
+    cwd: str
+    env: Mapping[str, str]
+    credentials: tuple[int, int] | None
+
+
+class ForkServer:
+    """The kit's end of a fork server: start it, fork workers from it, close it.
+
+    ``preload`` names the modules the server imports before its first fork; ``env`` is the
+    server's environment, which fixes what the interpreter reads at start (PYTHONHASHSEED,
+    PYTHONPATH) for every worker it forks. Thread-safe; one request at a time.
+    """
+
+    def __init__(self, preload: Sequence[str], env: Mapping[str, str]) -> None:
+        self._preload = tuple(preload)
+        self._env = dict(env)
+        self._lock = threading.Lock()
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self.broken = False
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id, None until it is started."""
+        return None if self._process is None else self._process.pid
+
+    @property
+    def available(self) -> bool:
+        """Whether forks can be asked for (the platform has pidfds, the server has not failed)."""
+        return hasattr(os, "pidfd_open") and not self.broken
+
+    def start(self) -> Self:
+        """Start the server process, without waiting for its imports."""
+        with self._lock:
+            if self._process is None and self.available:
+                self._spawn()
+        return self
+
+    def _spawn(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._process = subprocess.Popen(
+                [
+                    *(sys.executable, "-P", "-s", "-m", "axm_conformance._worker"),
+                    *("--fork-server", str(theirs.fileno()), *self._preload),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                cwd="/",
+                env=self._env,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+        except OSError:
+            ours.close()
+            self.broken = True
+            raise
+        finally:
+            theirs.close()
+        # The first fork waits for the server's imports; a server that never answers is broken.
+        ours.settimeout(_ANSWER_TIMEOUT)
+        self._control = ours
+
+    def fork(self, spec: ForkSpec, stdout: int, stderr: int, passed: Sequence[int]) -> Forked:
+        """Fork a worker whose main function gets ``passed`` (as its own descriptor numbers).
+
+        Raises OSError when the server cannot fork (it is gone, or fork failed); the server is
+        then not asked again.
+        """
+        with self._lock:
+            if self._process is None and self.available:
+                self._spawn()
+            if self._control is None or self.broken:
+                raise OSError("the fork server is not running")
+            try:
+                message = _FORK + pickle.dumps(spec, pickle.HIGHEST_PROTOCOL)
+                socket.send_fds(self._control, [message], [stdout, stderr, *passed])
+                reply, fds, _, _ = socket.recv_fds(self._control, _MAX_MESSAGE, 1)
+            except OSError:
+                self.broken = True
+                raise
+            if reply[:1] != _PID or len(fds) != 1:
+                for fd in fds:
+                    os.close(fd)
+                self.broken = True
+                raise OSError(reply[1:].decode("utf-8", "replace") or "the fork server is gone")
+            (pid,) = _PID_FORMAT.unpack(reply[1:])
+            return Forked(pid, fds[0], self)
+
+    def reap(self, pid: int) -> None:
+        """Let the server reap a worker whose exit status was read."""
+        with self._lock, contextlib.suppress(OSError, AttributeError):
+            assert self._control is not None
+            self._control.send(_REAP + _PID_FORMAT.pack(pid))
+
+    def close(self) -> None:
+        """Stop the server; workers still running exit with it. It forks no more."""
+        with self._lock:
+            self.broken = True
+            if self._control is not None:
+                self._control.close()
+                self._control = None
+            if self._process is not None:
+                try:
+                    self._process.wait(5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+                self._process = None
+
+
+class Forked:
+    """A worker forked by the server: as much of ``subprocess.Popen`` as the kit uses.
+
+    ``exit_fd`` becomes readable once the worker has exited (the server wrote its status).
+    """
+
+    def __init__(self, pid: int, status: int, server: ForkServer) -> None:
+        self.pid = pid
+        self.exit_fd = status
+        self.returncode: int | None = None
+        self._server = server
+
+    def exited(self) -> bool:
+        """Whether the worker has exited, without reaping it."""
+        if self.returncode is not None:
+            return True
+        return bool(select.select([self.exit_fd], [], [], 0)[0])
+
+    def wait(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the worker's exit, then have it reaped."""
+        if self.returncode is not None:
+            return
+        if not select.select([self.exit_fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(str(self.pid), timeout)
+        data = os.read(self.exit_fd, _STATUS.size)
+        os.close(self.exit_fd)
+        # A server that died before reporting leaves the status unknown: treat it as killed.
+        (self.returncode,) = _STATUS.unpack(data) if len(data) == _STATUS.size else (-9,)
+        self._server.reap(self.pid)
+
+    def close(self) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(OSError):
+                os.close(self.exit_fd)
+
+
+# Everything below runs in the fork server and its forks.
+
+
+def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int]) -> int:
+    """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns."""
+    import importlib
+
+    for name in preload:
+        importlib.import_module(name)
+    control = socket.socket(fileno=control_fd)
+    poller = select.poll()
+    poller.register(control, select.POLLIN)
+    # pidfd -> (pid, write end of its status pipe); pid -> pidfd for those not yet reaped.
+    running: dict[int, tuple[int, int]] = {}
+    while True:
+        for fd, _ in poller.poll():
+            if fd != control.fileno():
+                pid, status = running.pop(fd)
+                poller.unregister(fd)
+                os.close(fd)
+                _report_exit(pid, status)
+                continue
+            try:
+                message, fds, _, _ = socket.recv_fds(control, _MAX_MESSAGE, _MAX_FDS)
+            except OSError:
+                return 0
+            if not message:
+                return 0  # the kit closed the channel, or is gone
+            if message[:1] == _REAP:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(_PID_FORMAT.unpack(message[1:])[0], 0)
+                continue
+            spec: ForkSpec = pickle.loads(message[1:])
+            read_end, write_end = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                for own in (*fds, read_end, write_end):
+                    os.close(own)
+                control.send(_FAILED + f"fork failed: {exc}".encode())
+                continue
+            if pid == 0:
+                control.detach()  # closed below with every other descriptor but the worker's
+                return _become(spec, fds, main)
+            for own in fds:
+                os.close(own)
+            pidfd = os.pidfd_open(pid)
+            running[pidfd] = (pid, write_end)
+            poller.register(pidfd, select.POLLIN)
+            socket.send_fds(control, [_PID + _PID_FORMAT.pack(pid)], [read_end])
+            os.close(read_end)
+
+
+def _report_exit(pid: int, status_fd: int) -> None:
+    """Write how the worker ended (Popen's returncode convention), without reaping it."""
+    info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    code = 0
+    if info is not None:
+        code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+    with contextlib.suppress(OSError):
+        os.write(status_fd, _STATUS.pack(code))
+    os.close(status_fd)
+
+
+def _become(spec: ForkSpec, fds: list[int], main: Callable[..., int]) -> int:
+    """Set the fork up as Popen would have set up a spawned worker, then run ``main``."""
+    parent = os.getppid()
+    stdout, stderr, *passed = fds
+    os.setsid()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    for source, target in ((devnull, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(source, target)
+    # Only the worker's own descriptors stay open: not the control channel, not the status
+    # pipes of the other workers.
+    keep = {0, 1, 2, *passed}
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) not in keep:
+            with contextlib.suppress(OSError):
+                os.close(int(name))
+    if spec.credentials is not None:
+        uid, gid = spec.credentials
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    os.chdir(spec.cwd)
+    os.environ.clear()
+    os.environ.update(spec.env)
+    # Read from the environment on first use, which in a spawned worker comes after this.
+    tempfile.tempdir = None
+    return main(*passed, parent)
