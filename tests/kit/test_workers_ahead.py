@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -18,6 +19,10 @@ def running(pid: int | None) -> bool:
     except FileNotFoundError:
         return False
     return state not in ("Z", "X")
+
+
+def parent_of(pid: int | None) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
 
 
 def gone(pid: int | None) -> bool:
@@ -45,6 +50,10 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
         assert workers.take(SECOND) is second and workers.started == {}
         # The worker serves the tool it was started for.
         assert second.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+        # The first one is spawned; the next ones are forked from the fork server.
+        assert workers.forks is not None and workers.forks.pid is not None
+        assert parent_of(first.pid) == os.getpid()
+        assert parent_of(second.pid) == workers.forks.pid
         first.close()
         second.close()
     finally:
@@ -55,6 +64,21 @@ def test_a_tool_out_of_the_order_gets_a_worker_started_when_taken() -> None:
     workers = WorkersAhead(SETTINGS)
     with workers.take(OTHER) as worker:
         assert worker.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
+    assert workers.forks is None  # one tool: no fork server
+
+
+def test_a_fork_server_starts_only_where_several_tools_are_expected() -> None:
+    workers = WorkersAhead(SETTINGS)
+    workers.expect(1)
+    assert workers.forks is None
+    workers.expect(2)
+    assert workers.forks is not None
+    server = workers.forks.pid
+    with workers.take(OTHER) as worker:
+        assert worker.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
+        assert parent_of(worker.pid) == server
+    workers.close()
+    assert workers.forks is None and gone(server)
 
 
 def test_the_worker_that_inspected_a_sole_tool_is_kept_to_certify_it() -> None:
