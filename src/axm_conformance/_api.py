@@ -29,8 +29,17 @@ __all__ = [
 
 # Loading imports the tool's package, which can be slow; it still must not hang a run.
 _LOAD_TIMEOUT = 120.0
-# What a tool's worker runs at start (its module is what a fork server preloads).
+# What a tool's worker runs at start.
 _OPEN_TOOL = "axm_conformance._agent:open_tool"
+# What a fork server imports for its workers: the kit's worker side and its reference runtime
+# (pydantic with it), which tools written against the seeds import.
+_PRELOAD = (
+    "axm_conformance._agent",
+    "axm_runtime.amplifier",
+    "axm_runtime.axio",
+    "axm_runtime.axm",
+    "axm_runtime.tool_use",
+)
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 
 
@@ -236,7 +245,7 @@ class WorkersAhead:
     def expect(self, tools: int) -> None:
         """How many tools will be certified here: for more than one, a fork server starts."""
         if tools > 1 and self.forks is None:
-            self.forks = fork_server(_OPEN_TOOL.partition(":")[0]).start()
+            self.forks = fork_server(*_PRELOAD).start()
 
     def take(self, subject: SubjectInfo) -> Worker:
         """The tool's worker (started ahead, or now); the next tool's worker starts."""

@@ -199,10 +199,15 @@ class Forked:
 
 def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int]) -> int:
     """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns."""
+    import gc
     import importlib
 
+    # What the server allocates stays where it is, and the forks' collections never visit it:
+    # otherwise each fork soon writes to, and so copies, most of the server's memory.
+    gc.disable()
     for name in preload:
         importlib.import_module(name)
+    gc.freeze()
     control = socket.socket(fileno=control_fd)
     poller = select.poll()
     poller.register(control, select.POLLIN)
@@ -260,6 +265,9 @@ def _report_exit(pid: int, status_fd: int) -> None:
 
 def _become(spec: ForkSpec, fds: list[int], main: Callable[..., int]) -> int:
     """Set the fork up as Popen would have set up a spawned worker, then run ``main``."""
+    import gc
+
+    gc.enable()
     parent = os.getppid()
     stdout, stderr, *passed = fds
     os.setsid()

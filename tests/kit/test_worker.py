@@ -540,6 +540,11 @@ def test_a_worker_holds_only_its_channel_its_logs_and_dev_null(worker: Worker) -
     assert "socket" not in kinds, seen["descriptors"]
 
 
+def test_a_worker_collects_garbage(worker: Worker) -> None:
+    # A fork server freezes what it imported and does not collect; its forks must.
+    assert worker.call(f"{T}:where").value["collects_garbage"] is True
+
+
 def test_a_forked_worker_is_the_servers_child_a_spawned_one_the_kits(
     server: ForkServer | None,
 ) -> None:

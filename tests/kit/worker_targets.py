@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import gc
 import os
 import resource
 import shutil
@@ -179,6 +180,7 @@ def where(state: Any) -> dict[str, Any]:
         "address_space": resource.getrlimit(resource.RLIMIT_AS),
         "stdin": os.readlink("/proc/self/fd/0"),
         "parent": os.getppid(),
+        "collects_garbage": gc.isenabled(),
         "session": os.getsid(0),
         "descriptors": [
             os.readlink(f"/proc/self/fd/{fd}")
