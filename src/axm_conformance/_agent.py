@@ -63,19 +63,41 @@ def _distribution(obj: Any) -> tuple[str, str] | None:
     """The installed distribution that provides the module ``obj`` was defined in, if any."""
     module = getattr(obj, "__module__", None) or type(obj).__module__
     top = (module or "").partition(".")[0]
-    for name in _providers().get(top, ()):
-        try:
-            return name, metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
+    for distribution in _providers().get(top, ()):
+        name = distribution.metadata["Name"]
+        if name:
+            return name, distribution.version
     return None
 
 
 @functools.cache
-def _providers() -> Mapping[str, list[str]]:
-    """Which distributions provide each top-level module: read once, as it reads every
-    installed distribution's file list."""
-    return metadata.packages_distributions()
+def _providers() -> Mapping[str, list[metadata.Distribution]]:
+    """Which installed distributions provide each top-level module, read once per process.
+
+    What ``importlib.metadata.packages_distributions`` tells, from the same files (the declared
+    ``top_level.txt``, else the first part of each path in ``RECORD``), read as plain text: that
+    function also parses every distribution's metadata and makes a path object of every file
+    listed, about seven times slower, and a worker that inspects a tool waits for it.
+    """
+    found: dict[str, list[metadata.Distribution]] = {}
+    for distribution in metadata.distributions():
+        declared = distribution.read_text("top_level.txt")
+        names: set[str | None]
+        if declared is not None:
+            names = set(declared.split())
+        else:
+            listed = (distribution.read_text("RECORD") or "").splitlines()
+            names = {_top_level(line.partition(",")[0]) for line in listed}
+        for name in names:
+            if name and name.isidentifier():
+                found.setdefault(name, []).append(distribution)
+    return found
+
+
+def _top_level(path: str) -> str | None:
+    """The top-level module a file listed in RECORD belongs to (None: not a module's file)."""
+    head, slash, _ = path.partition("/")
+    return head if slash else inspect.getmodulename(head)
 
 
 def _protocol(option: str, hint: str) -> str:

@@ -117,6 +117,26 @@ def test_certificate_validates_and_is_reproducible(pytester: pytest.Pytester) ->
     assert mean["invalid-input-handled"]["invalid_inputs"] > 0
 
 
+def test_the_certificate_names_the_distribution_a_tool_comes_from(
+    pytester: pytest.Pytester,
+) -> None:
+    from importlib import metadata
+
+    run(
+        pytester,
+        "--axm-tool=axm_runtime.examples.axm_tools:WordCountTool",
+        "--axm-tool=zoo_axm:MeanTool",  # on the path, installed by no distribution
+        "--axm-examples=1",
+        "--axm-report=certificate.json",
+    )
+    tools = json.loads((pytester.path / "certificate.json").read_text())["tools"]
+    provided = {tool["key"]: tool["distribution"] for tool in tools}
+    assert provided == {
+        "word_count": {"name": "axm-conformance", "version": metadata.version("axm-conformance")},
+        "mean": None,
+    }
+
+
 def test_a_skipped_applicable_check_withholds_certification(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         domain_only=textwrap.dedent(
