@@ -88,7 +88,9 @@ _STDERR_NAME = ".axm-worker.stderr"
 TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
 # Killing strays is repeated until none is found, at most this many times (a fork bomb races).
 _SWEEP_ROUNDS = 50
+# Between rounds, killed processes get this long to die (they usually take microseconds).
 _SWEEP_PAUSE = 0.01
+_DEATH_POLL = 0.0005
 # Globals a reply may name besides those of the trusted modules: plain types only.
 _SAFE_BUILTINS = frozenset(
     {"bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list"}
@@ -689,8 +691,35 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
             if spare is None:
                 os.killpg(leader, signal.SIGKILL)
         killed.extend(found)
-        time.sleep(_SWEEP_PAUSE)
+        _await_death(found, _SWEEP_PAUSE)
     return killed
+
+
+def _await_death(pids: list[int], seconds: float) -> None:
+    """Wait until the processes are dead (zombies or gone), for at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(_DEATH_POLL)
+
+
+def _running(pid: int) -> bool:
+    fields = _stat_fields(pid)
+    return bool(fields) and fields[0] not in _DEAD
+
+
+# Process states of /proc/PID/stat that are no longer running: zombie, dead.
+_DEAD = (b"Z", b"X")
+
+
+def _stat_fields(pid: int) -> list[bytes]:
+    """The fields of /proc/PID/stat after the command name (which may hold spaces and
+    parentheses), starting with the state; none when the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return []
+    return stat[stat.rfind(b")") + 2 :].split()
 
 
 def _members(leader: int, token: str) -> list[int]:
@@ -707,14 +736,8 @@ def _members(leader: int, token: str) -> list[int]:
         if not entry.isdigit() or int(entry) == own:
             continue
         pid = int(entry)
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as file:
-                stat = file.read()
-        except OSError:
-            continue
-        # Fields after the command name (which may hold spaces and parentheses).
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) < 4 or fields[0] in (b"Z", b"X"):
+        fields = _stat_fields(pid)
+        if len(fields) < 4 or fields[0] in _DEAD:
             continue
         parents[pid] = int(fields[1])
         if leader in (pid, int(fields[2]), int(fields[3])):

@@ -80,7 +80,7 @@ def alive(pid: int) -> bool:
     """Whether pid runs (a zombie waiting for a reaper counts as dead)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except OSError:  # gone, or being reaped while read (ESRCH)
         return False
     return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 

@@ -16,7 +16,7 @@ def running(pid: int | None) -> bool:
         return False
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except FileNotFoundError:
+    except OSError:  # gone, or being reaped while read (ESRCH)
         return False
     return state not in ("Z", "X")
 
