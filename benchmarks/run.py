@@ -2,7 +2,7 @@
 
 Run with the project's interpreter::
 
-    python benchmarks/run.py            # the full run (about 13 minutes on 2 cores)
+    python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
 Options: ``--repeats N``; ``--only floor|xdist|startup|scaling`` (repeatable); ``--loadscope``
