@@ -6,7 +6,6 @@ import json
 import os
 import pwd
 import signal
-import statistics
 import subprocess
 import sys
 import textwrap
@@ -570,14 +569,10 @@ def test_a_worker_is_spawned_when_the_server_is_gone_or_would_change_the_interpr
         server.close()
 
 
-def test_round_trips_are_fast(worker: Worker) -> None:
-    worker.call(f"{T}:echo")
-    times = []
-    for _ in range(200):
-        started = time.perf_counter()
-        worker.call(f"{T}:echo", 1)
-        times.append(time.perf_counter() - started)
-    assert statistics.median(times) < 0.005
+def test_one_process_serves_every_call(worker: Worker) -> None:
+    # What keeps a call cheap: it goes to the running worker. How cheap is a benchmark figure.
+    pids = {worker.call(f"{T}:pid").value for _ in range(200)}
+    assert pids == {worker.pid}
 
 
 def test_an_unknown_user_is_refused() -> None:
