@@ -997,10 +997,18 @@ class _Guard:
         self.recursion_limit = sys.getrecursionlimit()
 
     def remember(self) -> None:
-        """Record the trusted modules loaded so far (a target's first call may import more)."""
-        for name, module in list(sys.modules.items()):
-            if name not in self.modules and self._trusted(name):
-                self.modules[name] = module
+        """Record the trusted modules loaded so far (a target's first call may import more),
+        with the packages they belong to: a package imported afresh lacks the kept submodules
+        as attributes (Python 3.13 freezes collections.abc, not collections)."""
+        loaded = dict(sys.modules)
+        for name, module in loaded.items():
+            if name in self.modules or not self._trusted(name):
+                continue
+            self.modules[name] = module
+            package = name.rpartition(".")[0]
+            while package in loaded and package not in self.modules:
+                self.modules[package] = loaded[package]
+                package = package.rpartition(".")[0]
 
     def restore(self) -> None:
         if sys.getrecursionlimit() < self.recursion_limit:
