@@ -79,11 +79,15 @@ class ForkServer:
         return hasattr(os, "pidfd_open") and not self.broken
 
     def start(self) -> Self:
-        """Start the server process, without waiting for its imports."""
-        with self._lock:
-            if self._process is None and self.available:
-                self._spawn()
+        """Start the server process, without waiting for its imports. A server that cannot
+        start is broken: workers are then spawned."""
+        with self._lock, contextlib.suppress(OSError):
+            self._ensure()
         return self
+
+    def _ensure(self) -> None:
+        if self._process is None and self.available:
+            self._spawn()
 
     def _spawn(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -117,8 +121,7 @@ class ForkServer:
         then not asked again.
         """
         with self._lock:
-            if self._process is None and self.available:
-                self._spawn()
+            self._ensure()
             if self._control is None or self.broken:
                 raise OSError("the fork server is not running")
             try:
@@ -138,9 +141,10 @@ class ForkServer:
 
     def reap(self, pid: int) -> None:
         """Let the server reap a worker whose exit status was read."""
-        with self._lock, contextlib.suppress(OSError, AttributeError):
-            assert self._control is not None
-            self._control.send(_REAP + _PID_FORMAT.pack(pid))
+        with self._lock, contextlib.suppress(OSError):
+            # A closed server has exited; the system reaps what it had not.
+            if self._control is not None:
+                self._control.send(_REAP + _PID_FORMAT.pack(pid))
 
     def close(self) -> None:
         """Stop the server; workers still running exit with it. It forks no more."""
