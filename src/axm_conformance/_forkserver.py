@@ -193,6 +193,7 @@ class Forked:
         self._server.reap(self.pid)
 
     def close(self) -> None:
+        """Close the status pipe, unless reading the status closed it."""
         if self.returncode is None:
             with contextlib.suppress(OSError):
                 os.close(self.exit_fd)
@@ -215,7 +216,7 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
     control = socket.socket(fileno=control_fd)
     poller = select.poll()
     poller.register(control, select.POLLIN)
-    # pidfd -> (pid, write end of its status pipe); pid -> pidfd for those not yet reaped.
+    # Each running worker by its pidfd: its pid, and the write end of its status pipe.
     running: dict[int, tuple[int, int]] = {}
     while True:
         for fd, _ in poller.poll():

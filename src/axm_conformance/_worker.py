@@ -333,28 +333,28 @@ class Worker:
                 fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             token = os.urandom(16).hex()
             env = {**self._env, TOKEN_VARIABLE: token}
-            child = self._fork(
-                env, stdout, stderr, (to_worker_r, from_worker_w)
-            ) or subprocess.Popen(
-                [
-                    sys.executable,
-                    "-P",
-                    "-m",
-                    "axm_conformance._worker",
-                    str(to_worker_r),
-                    str(from_worker_w),
-                    str(os.getpid()),
-                ],
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                cwd=self._workdir,
-                env=env,
-                pass_fds=(to_worker_r, from_worker_w),
-                start_new_session=True,
-                user=uid,
-                group=gid,
-                extra_groups=None if uid is None else [],
+            child = self._fork(env, stdout, stderr, (to_worker_r, from_worker_w)) or _Spawned(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-P",
+                        "-m",
+                        "axm_conformance._worker",
+                        str(to_worker_r),
+                        str(from_worker_w),
+                        str(os.getpid()),
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                    cwd=self._workdir,
+                    env=env,
+                    pass_fds=(to_worker_r, from_worker_w),
+                    start_new_session=True,
+                    user=uid,
+                    group=gid,
+                    extra_groups=None if uid is None else [],
+                )
             )
         except BaseException:
             for fd in fds:
@@ -478,7 +478,7 @@ class _Process:
 
     def __init__(
         self,
-        child: subprocess.Popen[bytes] | Forked,
+        child: _Spawned | Forked,
         to_worker: int,
         from_worker: int,
         stderr: int,
@@ -492,16 +492,8 @@ class _Process:
         # Non-blocking ends, so that every wait goes through poll() and its deadline.
         os.set_blocking(to_worker, False)
         os.set_blocking(from_worker, False)
-        # Readable once the worker has exited: a pidfd for a spawned worker (None without
-        # pidfds: liveness is then polled), the status pipe for a forked one.
-        self.exit_fd: int | None
-        if isinstance(child, Forked):
-            self.exit_fd = child.exit_fd
-        else:
-            try:
-                self.exit_fd = os.pidfd_open(child.pid)
-            except OSError:
-                self.exit_fd = None
+        # Readable once the worker has exited; without one, liveness is polled.
+        self.exit_fd = child.exit_fd
         self.call_start = 0
         self.stopped = False
         # Set when the process starts; ready once its setup has run.
@@ -563,18 +555,8 @@ class _Process:
             # Data already written is read before the worker's exit is noticed.
             if fd in ready:
                 return True
-            if self.has_exited():
+            if self.child.exited():
                 return False
-
-    def has_exited(self) -> bool:
-        """Whether the worker has exited, without reaping it (its process group stays killable)."""
-        if isinstance(self.child, Forked):
-            return self.child.exited()
-        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-        try:
-            return os.waitid(os.P_PID, self.child.pid, flags) is not None
-        except ChildProcessError:
-            return True
 
     def exited_within(self, seconds: float) -> bool:
         """Wait up to seconds for the worker to exit; tell whether it did."""
@@ -613,12 +595,42 @@ class _Process:
         recent = tail[max(0, self.call_start - start) :]
         for fd in (self.to_worker, self.from_worker, self.stderr):
             os.close(fd)
-        if isinstance(self.child, Forked):
-            self.child.close()  # its status pipe
-        elif self.exit_fd is not None:
-            os.close(self.exit_fd)
+        self.child.close()
         out_of_memory = any(hint in recent for hint in _MEMORY_HINTS)
         return tail.decode("utf-8", "replace"), out_of_memory
+
+
+class _Spawned:
+    """A worker started with Popen, seen as the kit sees a forked one (:class:`Forked`)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        # Readable once the worker has exited (None without pidfds).
+        self.exit_fd: int | None
+        try:
+            self.exit_fd = os.pidfd_open(popen.pid)
+        except OSError:
+            self.exit_fd = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.returncode
+
+    def exited(self) -> bool:
+        """Whether the worker has exited, without reaping it (its process group stays killable)."""
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        try:
+            return os.waitid(os.P_PID, self.pid, flags) is not None
+        except ChildProcessError:
+            return True
+
+    def wait(self, timeout: float) -> None:
+        self.popen.wait(timeout)
+
+    def close(self) -> None:
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
 
 
 class _Resources:
