@@ -236,7 +236,11 @@ class WorkersAhead:
         self.started[subject.ref] = worker
 
     def plan(self, order: Sequence[SubjectInfo]) -> None:
-        """The order in which the tools will be certified; the first one's worker starts."""
+        """The order in which the tools will be certified; the first one's worker starts.
+
+        A tool this run refuses to call (:meth:`Settings.refusal`) gets no worker.
+        """
+        order = [subject for subject in order if self.settings.refusal(subject.effects) is None]
         self.following = {before.ref: after for before, after in itertools.pairwise(order)}
         if order:
             self._start(order[0])

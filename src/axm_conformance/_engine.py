@@ -367,6 +367,7 @@ def certify(
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
     per_call: list[Check] = []
+    refused = settings.refusal(subject.effects)
     for check in chosen:
         exempt = settings.exemption(check.opt_out, subject.name)
         reason = (
@@ -375,7 +376,7 @@ def certify(
             else check.applies(subject)
         )
         if reason is None and check.per_call:
-            reason = settings.refusal(subject.effects)
+            reason = refused
         if reason is not None:
             outcomes[check.id] = Outcome(check.id, check.title, "skipped", (reason,))
         elif check.per_call:

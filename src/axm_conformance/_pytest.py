@@ -263,7 +263,10 @@ class ConformancePlugin:
         )
         workers = None if controller else WorkersAhead(settings)
         try:
-            subjects = _inspected_by_controller(config) or inspect_tools(refs, settings, workers)
+            described = _inspected_by_controller(config)
+            subjects = (
+                described if described is not None else inspect_tools(refs, settings, workers)
+            )
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
         except SettingsError as exc:
@@ -529,12 +532,13 @@ class XdistHooks:
 
     def __init__(self, plugin: ConformancePlugin) -> None:
         self.plugin = plugin
+        described = pickle.dumps(plugin.subjects, pickle.HIGHEST_PROTOCOL)
+        self.described = base64.b64encode(described).decode("ascii")
 
     def pytest_configure_node(self, node: Any) -> None:
         """Every worker uses the controller's seed and its description of the tools."""
         node.workerinput[_SEED_INPUT] = self.plugin.seed
-        described = pickle.dumps(self.plugin.subjects, pickle.HIGHEST_PROTOCOL)
-        node.workerinput[_SUBJECTS_INPUT] = base64.b64encode(described).decode("ascii")
+        node.workerinput[_SUBJECTS_INPUT] = self.described
 
 
 def register(config: pytest.Config) -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from pathlib import Path
+
+import pytest
 
 from axm_conformance._api import WorkersAhead, inspect_tools
 from axm_conformance._settings import Settings
@@ -109,3 +112,15 @@ def test_close_stops_the_workers_nobody_took() -> None:
     pid = workers.started[FIRST.ref].pid
     workers.close()
     assert gone(pid) and workers.started == {}
+
+
+def test_a_tool_the_run_refuses_to_call_gets_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As root without --axm-worker-user, a tool that writes files is not called at all.
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    writer = dataclasses.replace(FIRST, effects=("write",))
+    workers = WorkersAhead(SETTINGS)
+    try:
+        workers.plan([writer, SECOND])
+        assert list(workers.started) == [SECOND.ref]
+    finally:
+        workers.close()
