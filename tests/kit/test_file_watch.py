@@ -81,6 +81,7 @@ def test_a_file_another_process_is_writing_is_not_the_calls_trace(watch: Any) ->
         deadline = time.monotonic() + 5
         while log.stat().st_size == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert log.stat().st_size > 0, "the other process never wrote"
         (root / "mine.txt").write_text("written by the call")
         assert watch.changes() == (
             f"wrote outside its working directory, in the project: created {root / 'mine.txt'}"
