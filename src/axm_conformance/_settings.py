@@ -129,7 +129,9 @@ class Settings:
         """Why a tool declaring these effects is not called in this run, if it is not: one that
         writes files or runs commands is fuzzed with arbitrary paths and commands, never as root
         unless told to."""
-        risky = [effect for effect in ("write", "execute") if effect in effects]
+        # Access of an unknown kind (axio's own word, and how a failing declaration is read)
+        # may be either.
+        risky = [effect for effect in ("write", "execute", "unknown") if effect in effects]
         if not risky or self.worker_user is not None or self.allow_root or os.geteuid() != 0:
             return None
         return (

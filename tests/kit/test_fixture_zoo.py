@@ -143,23 +143,39 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
     [(0, {}, True), (0, {"allow_root": True}, False), (1000, {}, False)],
     ids=["root", "root-allowed", "not-root"],
 )
+@pytest.mark.parametrize(
+    ("ref", "effects", "declares"),
+    [
+        ("zoo_tricky:save_note", ("write",), "declares write access"),
+        ("zoo_tricky:save_draft", ("unknown",), "declares unknown access"),
+    ],
+    ids=["declares-writes", "declaration-raises"],
+)
 def test_a_tool_that_declares_writes_is_not_called_as_root(
-    monkeypatch: pytest.MonkeyPatch, euid: int, options: dict[str, Any], refused: bool
+    monkeypatch: pytest.MonkeyPatch,
+    euid: int,
+    options: dict[str, Any],
+    refused: bool,
+    ref: str,
+    effects: tuple[str, ...],
+    declares: str,
 ) -> None:
-    """save_note declares write access: as root, without a worker user, no call is made."""
+    """save_note declares write access, save_draft's declaration raises: as root, without a
+    worker user, no call is made."""
     monkeypatch.setattr(os, "geteuid", lambda: euid)
-    report = check_tool("zoo_tricky:save_note", examples=5, seed=SEED, timeout=1.0, **options)
+    report = check_tool(ref, examples=5, seed=SEED, timeout=1.0, **options)
     (tool,) = report.tools
-    assert tool.subject.effects == ("write",)
+    assert tool.subject.effects == effects
     assert tool.certified is not refused
     per_call = [outcome for outcome in tool.outcomes if CHECKS[outcome.check_id].per_call]
     called = [outcome.check_id for outcome in per_call if outcome.status != "skipped"]
     assert not called if refused else called
-    assert (tool.outcome("call-completes").messages[:1] == (REFUSED_AS_ROOT,)) is refused
+    first = tool.outcome("call-completes").messages[:1]
+    assert (first == (REFUSED_AS_ROOT.format(declares=declares),)) is refused
 
 
 REFUSED_AS_ROOT = (
-    "not run: the tool declares write access and the kit runs as root without "
+    "not run: the tool {declares} and the kit runs as root without "
     "--axm-worker-user; a skip is never a pass, and the tool is not certified: run it as an "
     "unprivileged user (--axm-worker-user=nobody), or give --axm-allow-root to fuzz it as root"
 )

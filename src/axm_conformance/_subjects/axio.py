@@ -114,7 +114,8 @@ class _AnyArguments(Mapping[str, Any]):
 
 def _declared_effects(tool: Any, handler: Any) -> tuple[str, ...]:
     """The operations of the accesses the tool declares (published axio's ``Tool.access``, else
-    its handler's ``__axio_access__``); () when it declares none or the declaration fails."""
+    its handler's ``__axio_access__``); () when it declares none. A declaration that fails is
+    read as axio's ``unknown`` operation: the tool may then do anything."""
     describe = read(tool, "access")
     if not callable(describe):
         describe = read(handler, "__axio_access__")
@@ -123,7 +124,7 @@ def _declared_effects(tool: Any, handler: Any) -> tuple[str, ...]:
     try:
         return tuple(sorted({str(access.operation) for access in describe(_AnyArguments())}))
     except Exception:
-        return ()
+        return ("unknown",)
 
 
 def _is_content_block(value: Any) -> bool:
