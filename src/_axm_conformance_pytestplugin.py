@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["OPTIONS", "pytest_addoption", "pytest_configure"]
+__all__ = ["FLAGS", "OPTIONS", "pytest_addoption", "pytest_configure"]
 
 CONFORMANCE_OPTION = "--axm-conformance"
 CONFORMANCE_HELP = "Certify LLM-agent tools: one test item per (tool, check)."
@@ -142,11 +142,32 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ),
 )
 _LIST_INIS = {"axm_tools", "axm_checks", "axm_validators"}
-STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
-STATS_HELP = "Print, per check, the examples run, inputs discarded and schema keywords exercised."
-ALLOW_ROOT_HELP = (
-    "Call tools that declare write or execute access even as root without --axm-worker-user "
-    "(by default their calls are not made, and they are not certified)."
+# On/off settings: (option, ini name, help). Each is off unless the option or the ini says so.
+FLAGS: tuple[tuple[str, str, str], ...] = (
+    (
+        "--axm-strict",
+        "axm_strict",
+        "Fail, rather than warn, on every finding the tool's protocol runtime absorbs (a tool "
+        "that answers an invalid input with success, a domain error its runtime turns into a "
+        "failed result).",
+    ),
+    (
+        "--axm-require-certified",
+        "axm_require_certified",
+        "Fail the run (exit status 1) unless every tool is certified: an inconclusive tool, or a "
+        "partial run (-k, --lf, --axm-check), then fails the gate too.",
+    ),
+    (
+        "--axm-stats",
+        "axm_stats",
+        "Print, per check, the examples run, inputs discarded and schema keywords exercised.",
+    ),
+    (
+        "--axm-allow-root",
+        "axm_allow_root",
+        "Call tools that declare write or execute access even as root without "
+        "--axm-worker-user (by default their calls are not made, and they are not certified).",
+    ),
 )
 NONDETERMINISTIC_HELP = (
     "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
@@ -167,22 +188,9 @@ def pytest_addoption(parser: Any) -> None:
     for option, ini, help_text, keywords in OPTIONS:
         group.addoption(option, dest=ini, default=None, help=help_text, **keywords)
         parser.addini(ini, help_text, type="linelist" if ini in _LIST_INIS else "string")
-    group.addoption(
-        "--axm-strict", action="store_true", default=None, dest="axm_strict", help=STRICT_HELP
-    )
-    parser.addini("axm_strict", STRICT_HELP, type="bool", default=False)
-    group.addoption(
-        "--axm-stats", action="store_true", default=None, dest="axm_stats", help=STATS_HELP
-    )
-    parser.addini("axm_stats", STATS_HELP, type="bool", default=False)
-    group.addoption(
-        "--axm-allow-root",
-        action="store_true",
-        default=None,
-        dest="axm_allow_root",
-        help=ALLOW_ROOT_HELP,
-    )
-    parser.addini("axm_allow_root", ALLOW_ROOT_HELP, type="bool", default=False)
+    for option, ini, help_text in FLAGS:
+        group.addoption(option, action="store_true", default=None, dest=ini, help=help_text)
+        parser.addini(ini, help_text, type="bool", default=False)
     parser.addini("axm_nondeterministic", NONDETERMINISTIC_HELP, type="linelist")
 
 

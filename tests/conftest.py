@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# The official JSON-Schema-Test-Suite, as the kit ships it (package data, with its licence): the
+# tests that read it need nothing beside the repository.
+SUITE = REPO / "src" / "axm_conformance" / "data" / "json-schema-test-suite"
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance._observation import canonical_json
-from axm_conformance._report import Outcome, ToolReport, format_failure
+from axm_conformance._report import Outcome, ToolReport, format_failure, verdict
 from axm_conformance._settings import Settings
 from axm_conformance._version import __version__
 
@@ -28,6 +28,7 @@ __all__ = [
     "item_record",
     "read_baseline",
     "summary_markdown",
+    "verdict_line",
     "write_json",
 ]
 
@@ -66,12 +67,13 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
                 {"name": distribution[0], "version": distribution[1]} if distribution else None
             ),
             "input_schema_sha256": _schema_digest(subject.input_schema),
+            "seed": tool.seed,
         },
         "check": {
             "id": outcome.check_id,
             "title": outcome.title,
             "outcome": outcome.status,
-            "reason": messages[0] if outcome.status == "skipped" else None,
+            "reason": messages[0] if outcome.status in ("skipped", "inconclusive") else None,
             "not_run": outcome.not_run,
             "notes": messages if outcome.status == "passed" else [],
             "examples": outcome.examples,
@@ -84,8 +86,14 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
     }
 
 
-def certificate(records: Iterable[dict[str, Any]], settings: Settings, seed: int) -> dict[str, Any]:
-    """The certificate of a run from its records (in any order, duplicates merged)."""
+def certificate(
+    records: Iterable[dict[str, Any]], settings: Settings, seed: int | None
+) -> dict[str, Any]:
+    """The certificate of a run from its records (in any order, duplicates merged).
+
+    A check of the registry with no record did not run (``-k``, ``--lf``, ``--axm-check``,
+    deselection, a run stopped early): the tool's run is partial, and it is not certified.
+    """
     tools: dict[str, dict[str, Any]] = {}
     for record in records:
         tool = tools.setdefault(record["tool"]["key"], {**record["tool"], "checks": {}})
@@ -94,9 +102,11 @@ def certificate(records: Iterable[dict[str, Any]], settings: Settings, seed: int
     for key in sorted(tools):
         tool = tools[key]
         checks = sorted(tool.pop("checks").values(), key=lambda check: check["id"])
-        tool["certified"] = not any(
-            check["outcome"] == "failed" or check["not_run"] for check in checks
-        )
+        judged = verdict((check["id"], check["outcome"], check["not_run"]) for check in checks)
+        tool["verdict"] = judged.verdict
+        tool["certified"] = judged.certified
+        tool["partial"] = judged.partial
+        tool["checks_not_run"] = list(judged.not_run)
         tool["checks"] = checks
         listed.append(tool)
     chosen = asdict(settings)
@@ -113,6 +123,9 @@ def certificate(records: Iterable[dict[str, Any]], settings: Settings, seed: int
         "summary": {
             "tools": len(listed),
             "certified": sum(tool["certified"] for tool in listed),
+            "failed": sum(tool["verdict"] == "failed" for tool in listed),
+            "inconclusive": sum(tool["verdict"] == "inconclusive" for tool in listed),
+            "partial": sum(tool["partial"] for tool in listed),
             "failed_checks": sum(
                 check["outcome"] == "failed" for tool in listed for check in tool["checks"]
             ),
@@ -123,28 +136,46 @@ def certificate(records: Iterable[dict[str, Any]], settings: Settings, seed: int
     }
 
 
+def verdict_line(tool: dict[str, Any]) -> str:
+    """A tool's verdict as the summaries say it, with how much of its run was partial."""
+    if tool["certified"]:
+        return "certified"
+    why = [] if tool["verdict"] == "certified" else [tool["verdict"]]
+    if tool["partial"]:
+        ran = len(tool["checks"])
+        why.append(f"partial: {ran} of {ran + len(tool['checks_not_run'])} checks")
+    return f"NOT certified ({'; '.join(why)})"
+
+
 def summary_markdown(document: dict[str, Any]) -> str:
-    """A Markdown table, one row per tool: its verdict and its failed checks with reasons."""
+    """A Markdown table, one row per tool: its verdict and the checks that kept it from being
+    certified, with their reasons."""
     summary = document["summary"]
+    seed = document["seed"]
     lines = [
         "## axm-conformance",
         "",
-        f"{summary['certified']} of {summary['tools']} tools certified, seed {document['seed']}, "
-        f"axm-conformance {document['kit']['version']}.",
+        f"{summary['certified']} of {summary['tools']} tools certified, "
+        + (f"seed {seed}" if seed is not None else "seeds derived per tool")
+        + f", axm-conformance {document['kit']['version']}.",
         "",
-        "| tool | protocol | verdict | failed checks |",
+        "| tool | protocol | verdict | findings |",
         "| --- | --- | --- | --- |",
     ]
     for tool in document["tools"]:
-        failed = [
-            f"`{check['id']}`: {_cell(check['failure']['summary'])}"
+        findings = [
+            f"`{check['id']}`"
+            + (f" ({check['outcome']})" if check["outcome"] != "failed" else "")
+            + f": {_cell(check['failure']['summary'] if check['failure'] else check['reason'])}"
             for check in tool["checks"]
-            if check["outcome"] == "failed"
+            if check["outcome"] in ("failed", "inconclusive")
         ]
-        verdict = "certified" if tool["certified"] else "**not certified**"
+        verdict = verdict_line(tool)
+        if not tool["certified"]:
+            verdict = f"**{verdict}**"
         lines.append(
             f"| `{_cell(tool['key'])}` | {tool['protocol']} | {verdict} | "
-            + ("<br>".join(failed) or "none")
+            + ("<br>".join(findings) or "none")
             + " |"
         )
     return "\n".join(lines) + "\n"

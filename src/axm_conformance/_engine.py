@@ -15,6 +15,7 @@ import json
 import math
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,14 +23,21 @@ from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._api import WorkersAhead
 from axm_conformance._checks import CHECKS, Check, Context, Note, Warn
-from axm_conformance._observation import Call, Observation, SubjectInfo
+from axm_conformance._observation import (
+    Call,
+    ExceptionInfo,
+    Observation,
+    SubjectInfo,
+    canonical_json,
+)
 from axm_conformance._report import Outcome, ToolReport
-from axm_conformance._settings import Settings
+from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
     Mutation,
     boundary_inputs,
@@ -124,6 +132,11 @@ class _Session:
     finished: set[str] = field(default_factory=set)
     # With --axm-worker-files, the generated valid objects (some get the files' names put in).
     generated: list[dict[str, Any]] = field(default_factory=list)
+    # The errors calls ended in, by feed: how often each, and one message it came with.
+    errors: dict[str, Counter[str]] = field(default_factory=dict)
+    error_messages: dict[str, str] = field(default_factory=dict)
+    # Hypothesis' example database (None: the profile keeps none, as its ci profile does).
+    database: ExampleDatabase | None = None
 
     def finish(self, *feeds: str) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -189,6 +202,10 @@ class _Session:
         status = call.observation.status
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
+        if call.observation.exception is not None:
+            error, message = _ended_in(call.observation.exception)
+            self.errors.setdefault(feed, Counter())[error] += 1
+            self.error_messages.setdefault(error, message)
         exercised = (
             keywords_exercised(self.subject.input_schema, value)
             if feed in ("valid", "invalid")
@@ -248,12 +265,69 @@ class _Session:
         with contextlib.suppress(_Stop):
             generated()
 
+    def replay(self, feed: str) -> None:
+        """Judge first the failing inputs that earlier runs saved in the example database.
+
+        An entry is dropped when the schema no longer classes its input as this feed's (valid,
+        or breaking the schema), and when it does not fail again: the tool was fixed. (A
+        failure that does not reproduce within one run is reported as flaky: see confirm.)
+        """
+        if self.database is None:
+            return
+        validator = self.context.validator(self.subject.input_schema)
+        for run in self.runs:
+            if run.check.feed != feed:
+                continue
+            key = _failure_key(self.subject, run.check)
+            for entry in list(self.database.fetch(key)):
+                try:
+                    saved = json.loads(entry)
+                    value, label = saved["input"], f"{saved['label']} {_REPLAYED}".lstrip()
+                    replayable = validator.is_valid(value) is (feed == "valid")
+                except (ValueError, KeyError, TypeError):
+                    replayable = False
+                if not replayable:
+                    self.database.delete(key, entry)
+                    continue
+                self.judge(value, label, feed=feed)
+                if run.failure is None or run.failure[0].input != value:
+                    self.database.delete(key, entry)
+
+    def save(self, run: _Run) -> None:
+        """Keep a failure's (minimal) input in the example database, to be replayed first by the
+        next run, whatever its seed."""
+        if self.database is None or run.failure is None:
+            return
+        call = run.failure[0]
+        label = call.label.removesuffix(_REPLAYED).rstrip()
+        entry = json.dumps({"input": call.input, "label": label}, sort_keys=True)
+        self.database.save(_failure_key(self.subject, run.check), entry.encode())
+
+    def confirm(self, run: _Run) -> None:
+        """Call a failure's input once more: a failure that does not happen again is flaky,
+        and is reported so, with both outcomes, never dropped."""
+        assert run.failure is not None
+        call, violations = run.failure
+        if time.monotonic() > self.deadline or self.crashes.get(run.check.feed, 0) >= _MAX_CRASHES:
+            return
+        again = self.call(call.input, call.label, feed=run.check.feed, repeat=False)
+        found = self.violations(run.check, again)
+        if found and _severe(found) == _severe(violations):
+            return
+        second = f"found only a warning: {found[0]}" if found else "found nothing"
+        flaky = (
+            f"flaky: called again with the same input: {_happened(again.observation)}; "
+            f"this check then {second}"
+        )
+        run.failure = (call, (*violations, Warn(flaky) if not _severe(violations) else flaky))
+
     def shrink(self, run: _Run, seed: int) -> None:
-        """Replace the run's failure by the smallest input Hypothesis finds that still fails."""
+        """Replace the run's failure by the smallest input Hypothesis finds that still fails.
+
+        Only generated inputs shrink: probes run on chosen inputs, already small.
+        """
         assert run.failure is not None
         feed = run.check.feed
-        if feed not in ("valid", "invalid"):
-            return  # probes run on chosen inputs, already small
         deadline = time.monotonic() + _SHRINK_BUDGET
         found: list[tuple[Call, tuple[str, ...]]] = []
         # Shrink towards the same kind of finding: a failure must not shrink into a warning.
@@ -336,6 +410,56 @@ def _mutation_label(mutation: Mutation) -> str:
     return f"invalid input, {mutation.kind}: {mutation.detail}"
 
 
+# Said of an input an earlier run saved as failing, when this run replays it.
+_REPLAYED = "(replayed: it failed in an earlier run)"
+
+
+def _failure_key(subject: SubjectInfo, check: Check) -> bytes:
+    """Where a check's failing inputs of a tool are kept in the example database."""
+    return f"axm-conformance failure {subject.ref} {check.id}".encode()
+
+
+def _ended_in(exception: ExceptionInfo) -> tuple[str, str]:
+    """An error as calls are counted by it (the innermost class of its cause chain, and the
+    wrappers it came through), and its message, shortened."""
+    chain = [exception]
+    while chain[-1].cause is not None:
+        chain.append(chain[-1].cause)
+    innermost = chain[-1]
+    through = " through ".join(info.type_name for info in reversed(chain[:-1]))
+    name = innermost.type_name + (f" (raised through {through})" if through else "")
+    message = innermost.message
+    return name, message if len(message) <= 100 else message[:97] + "..."
+
+
+def _happened(observation: Observation) -> str:
+    """What one call came to, in a few words."""
+    if observation.exception is not None:
+        return f"it raised {_ended_in(observation.exception)[0]}"
+    return observation.crash_detail or f"it {observation.status}"
+
+
+# What lets the kit reach a tool's domain, said where every call ended in an error.
+_REACH_HINT = (
+    "To let the kit reach the tool's domain, give the input schema values the tool serves "
+    "(`examples`, `default`, `enum`), or the files it works on with --axm-worker-files"
+)
+
+
+def _errors(session: _Session, feed: str) -> str:
+    """The three errors the feed's calls ended in most often, with their counts."""
+    counted = session.errors.get(feed)
+    if not counted:
+        return ""
+    ended = [
+        f"{error} in {count} (e.g. {session.error_messages[error]!r})"
+        if session.error_messages[error]
+        else f"{error} in {count}"
+        for error, count in counted.most_common(3)
+    ]
+    return "; they ended in " + ", ".join(ended)
+
+
 def _invalid_count(settings: Settings) -> int:
     """How many generated invalid inputs a tool gets: half the valid ones, at least ten."""
     return max(10, settings.examples // 2)
@@ -354,15 +478,18 @@ def certify(
     subject: SubjectInfo,
     key: str,
     settings: Settings,
-    seed: int,
+    seed: int | None,
     subjects: Iterable[SubjectInfo] = (),
     check_ids: Iterable[str] | None = None,
     workers: WorkersAhead | None = None,
 ) -> ToolReport:
     """Run the selected checks (all by default) on one tool and return their outcomes.
 
-    The tool is called in a worker of its own, taken from ``workers`` when given.
+    The tool is called in a worker of its own, taken from ``workers`` when given. Without a
+    ``seed``, the tool's is derived from its key and input schema (a derandomized run).
     """
+    if seed is None:
+        seed = derived_seed(key, canonical_json(subject.input_schema))
     chosen = [CHECKS[check_id] for check_id in (check_ids or settings.checks or CHECKS)]
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
@@ -425,7 +552,9 @@ def _fuzz(
             discarded_before = discarded_count(schema)
             session = _Session(subject, runs, context, worker, settings, valid, invalid)
             session.deadline = time.monotonic() + settings.tool_budget
+            session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
+                session.replay("valid")
                 for example in boundary:
                     session.judge(example.value, f"boundary example: {example.label}")
                 session.explore(seed, feed="valid")
@@ -444,14 +573,18 @@ def _fuzz(
             session.finish("valid")
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
+                session.replay("invalid")
                 for mutation in mutations:
                     session.judge_mutation(mutation)
                 session.explore(seed, feed="invalid")
             session.finish("invalid")
             _probe(session, [example.value for example in boundary], mutations)
             for run in runs:
-                if run.failure is not None:
+                if run.failure is not None and run.check.feed in ("valid", "invalid"):
                     session.shrink(run, seed)
+                    if not run.check.repeats:  # a check that repeats compares two calls itself
+                        session.confirm(run)
+                    session.save(run)
         except _NotRunnable as exc:
             message = f"not run: {exc}"
             return {
@@ -573,7 +706,11 @@ def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     if run.examples == 0:
         made = session.statuses.get(check.feed, {})
         seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
-        culprits = [other.check.id for other in session.runs if other.failure is not None]
+        culprits = [
+            other.check.id
+            for other in session.runs
+            if other.failure is not None and (_severe(other.failure[1]) or session.settings.strict)
+        ]
         if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
             reason = (
                 f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
@@ -591,16 +728,17 @@ def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
             return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
         wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
         why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"
-        # When another check already failed on those calls, it is the finding; this one could
-        # not run because of it. Otherwise a check that judged nothing is a failure of its own.
+        # When another check failed on those calls, it is the finding; this one could not run
+        # because of it. Otherwise the calls never reached what this check judges: inconclusive,
+        # neither a pass nor a failure, and the tool is not certified.
         if culprits:
             reason = f"not run: {why}; see {', '.join(culprits)}"
             return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
         return Outcome(
             check.id,
             check.title,
-            "failed",
-            (f"nothing tested: {why}",),
+            "inconclusive",
+            (f"inconclusive: {why}{_errors(session, check.feed)}. {_REACH_HINT}",),
             examples=0,
             duration=duration,
         )

@@ -29,13 +29,20 @@ from axm_conformance._certificate import (
     item_record,
     read_baseline,
     summary_markdown,
+    verdict_line,
     write_json,
 )
 from axm_conformance._checks import CHECKS, Check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
 from axm_conformance._report import ToolReport, format_failure
-from axm_conformance._settings import Settings, SettingsError, new_seed, parse_exemptions
+from axm_conformance._settings import (
+    Settings,
+    SettingsError,
+    derived_seed,
+    new_seed,
+    parse_exemptions,
+)
 from axm_conformance._version import __version__
 
 __all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning", "register"]
@@ -66,6 +73,12 @@ def _read(config: pytest.Config, ini: str) -> tuple[Any, str]:
     return (value or None), f"the {ini} ini setting"
 
 
+def _flag(config: pytest.Config, ini: str) -> bool:
+    """An on/off setting: the option when given, else the ini setting."""
+    given = config.getoption(ini)
+    return bool(config.getini(ini) if given is None else given)
+
+
 def settings_from_config(config: pytest.Config) -> Settings:
     """Settings from the command line and ini file; a bad value is a one-line usage error."""
     values: dict[str, Any] = {}
@@ -86,8 +99,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         values["checks"] = tuple(checks)
         origin["checks"] = where
     for flag in ("strict", "allow_root"):
-        given = config.getoption(f"axm_{flag}")
-        values[flag] = config.getini(f"axm_{flag}") if given is None else given
+        values[flag] = _flag(config, f"axm_{flag}")
     exemptions = config.getini("axm_nondeterministic")
     if exemptions:
         origin["nondeterministic"] = "the axm_nondeterministic ini setting"
@@ -120,12 +132,18 @@ def _inspected_by_controller(config: pytest.Config) -> list[SubjectInfo] | None:
     return subjects
 
 
-def _seed(config: pytest.Config) -> int:
+def _seed(config: pytest.Config) -> int | None:
     """The run's seed: --axm-seed (a number, or 'last'), the controller's under xdist,
-    --hypothesis-seed, or a fresh one; remembered in the cache for --axm-seed=last."""
+    --hypothesis-seed, or a fresh one; remembered in the cache for --axm-seed=last.
+
+    None when none is given and the Hypothesis profile derandomizes (its ``ci`` profile, which
+    Hypothesis loads when ``CI`` is set): each tool's seed is then derived from its key and its
+    input schema, so that unchanged tools get the same inputs, and the same verdict, every run.
+    """
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and _SEED_INPUT in workerinput:
-        return int(workerinput[_SEED_INPUT])
+        given = workerinput[_SEED_INPUT]
+        return None if given is None else int(given)
     raw, where = _read(config, "axm_seed")
     cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
     if raw == "last":
@@ -145,11 +163,26 @@ def _seed(config: pytest.Config) -> int:
         if hypothesis_seed is not None:
             text = str(hypothesis_seed)
             seed = int(text) if text.isdigit() else zlib.crc32(text.encode())
+        elif _derandomized(config):
+            return None
         else:
             seed = new_seed()
     if cache is not None:
         cache.set(_SEED_KEY, seed)
     return seed
+
+
+def _derandomized(config: pytest.Config) -> bool:
+    """Whether the Hypothesis profile of this run (--hypothesis-profile, else the one loaded)
+    derandomizes."""
+    import hypothesis
+
+    name = config.getoption("hypothesis_profile", None)
+    try:
+        chosen = hypothesis.settings.get_profile(name) if name else hypothesis.settings()
+    except hypothesis.errors.InvalidArgument:
+        return False  # Hypothesis' own plugin reports the unknown profile
+    return bool(chosen.derandomize)
 
 
 def published_refs(rootdir: Path) -> tuple[list[str], str]:
@@ -230,10 +263,14 @@ class ConformancePlugin:
     reports: dict[str, ToolReport] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     workers: WorkersAhead | None = None
+    # What the end of the run produced: the certificate, the files written, and why the
+    # --axm-require-certified gate failed the run ("" when it did not).
+    document: dict[str, Any] | None = None
+    written: list[str] = field(default_factory=list)
+    gate: str = ""
 
     @property
-    def seed(self) -> int:
-        assert self.settings.seed is not None
+    def seed(self) -> int | None:
         return self.settings.seed
 
     validators: list[str] = field(default_factory=list)
@@ -285,9 +322,14 @@ class ConformancePlugin:
         )
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        seed = (
+            f"seed {self.seed} (--axm-seed={self.seed} reproduces)"
+            if self.seed is not None
+            else "seeds derived from each tool's key and input schema (the Hypothesis profile "
+            "derandomizes), printed per tool"
+        )
         lines = [
-            f"axm-conformance {__version__}: {len(self.subjects)} tools, "
-            f"seed {self.seed} (--axm-seed={self.seed} reproduces), "
+            f"axm-conformance {__version__}: {len(self.subjects)} tools, {seed}, "
             f"{self.settings.examples} examples per tool, {self.settings.timeout:g} s per call",
         ]
         if CONTRACT.exists():
@@ -403,8 +445,8 @@ class ConformancePlugin:
             self.workers.close()  # started ahead for tools the run did not get to (-x, Ctrl-C)
         if hasattr(self.config, "workerinput") or not self.records:
             return  # an xdist worker: its records went to the controller
-        document = certificate(self.records, self.settings, self.seed)
-        written = []
+        self.document = document = certificate(self.records, self.settings, self.seed)
+        written = self.written
         report_path, _ = _read(self.config, "axm_report")
         if report_path:
             write_json(self._path(report_path), document)
@@ -421,7 +463,15 @@ class ConformancePlugin:
         if baseline_path:
             write_json(self._path(baseline_path), baseline_of(self.records))
             written.append(f"baseline: {baseline_path}")
-        self.written = written
+        uncertified = [tool["key"] for tool in document["tools"] if not tool["certified"]]
+        if uncertified and _flag(self.config, "axm_require_certified"):
+            self.gate = (
+                f"axm-conformance: {len(uncertified)} of {len(document['tools'])} tools not "
+                f"certified ({', '.join(uncertified)}), and --axm-require-certified requires "
+                "every tool to be"
+            )
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def _path(self, text: str) -> Path:
         return self.config.invocation_params.dir / text
@@ -435,22 +485,23 @@ class ConformancePlugin:
                 terminalreporter.write_line(ref)
                 table = format_table(run_suite(ref, self.claim), differentials)
                 terminalreporter.write_line(table)
-        if not self.records:
+        document = self.document
+        if document is None:
             return
-        document = certificate(self.records, self.settings, self.seed)
         terminalreporter.section("axm-conformance")
+        stats = _flag(self.config, "axm_stats")
         for tool in document["tools"]:
             counts: dict[str, int] = {}
             for check in tool["checks"]:
                 counts[check["outcome"]] = counts.get(check["outcome"], 0) + 1
             tally = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
-            verdict = "certified" if tool["certified"] else "NOT certified"
             failed = [c["id"] for c in tool["checks"] if c["outcome"] == "failed"]
+            seed = f", seed {tool['seed']}" if document["seed"] is None else ""
             terminalreporter.write_line(
-                f"{tool['key']} ({tool['protocol']}): {verdict} ({tally})"
+                f"{tool['key']} ({tool['protocol']}): {verdict_line(tool)} ({tally}{seed})"
                 + (f": {', '.join(failed)}" if failed else "")
             )
-            if self.config.getoption("axm_stats") or self.config.getini("axm_stats"):
+            if stats:
                 for check in tool["checks"]:
                     if check["examples"] is not None:
                         terminalreporter.write_line(
@@ -459,10 +510,12 @@ class ConformancePlugin:
                             f"{check['discarded']} discarded; keywords: "
                             + (", ".join(check["keywords"]) or "none")
                         )
-        for line in getattr(self, "written", []):
+        for line in self.written:
             terminalreporter.write_line(f"axm-conformance wrote the {line}")
         if CONTRACT.exists():
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
+        if self.gate:
+            terminalreporter.write_line(self.gate, red=True, bold=True)
 
 
 class ValidatorItem(_KitItem):
@@ -496,7 +549,7 @@ class ValidatorItem(_KitItem):
             self.ref,
             self.keyword,
             examples=plugin.settings.examples,
-            seed=plugin.seed,
+            seed=derived_seed(self.ref, self.keyword) if plugin.seed is None else plugin.seed,
             keywords=plugin.claim,
         )
         plugin.validator_reports.setdefault(self.ref, []).append(found)
@@ -598,13 +651,13 @@ class ConformanceItem(_KitItem):
         self.user_properties += [
             ("axm_tool", key),
             ("axm_check", check.id),
-            ("axm_seed", str(plugin.seed)),
         ]
 
     def runtest(self) -> None:
         plugin = self.plugin
         report = plugin.report_for(self)
         outcome = report.outcome(self.check.id)
+        self.user_properties.append(("axm_seed", str(report.seed)))
         self.axm_record = item_record(report, outcome, plugin.settings)
         known = plugin.baseline.get((self.key, self.check.id))
         if known is not None:
@@ -615,7 +668,7 @@ class ConformanceItem(_KitItem):
                 f"{self.key} as a known failure ({known}), but it is now {outcome.status}; "
                 "remove the entry"
             )
-        if outcome.status == "skipped":
+        if outcome.status in ("skipped", "inconclusive"):
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
         if outcome.status == "failed":
             raise CheckFailed(format_failure(report, outcome, self.plugin.settings))

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._settings import Settings
 
-__all__ = ["Outcome", "Report", "ToolReport", "format_failure", "reproduction"]
+__all__ = [
+    "Outcome",
+    "Report",
+    "ToolReport",
+    "Verdict",
+    "format_failure",
+    "reproduction",
+    "verdict",
+]
 
-Status = Literal["passed", "failed", "skipped", "warning"]
+Status = Literal["passed", "failed", "skipped", "warning", "inconclusive"]
 
 # The command-line spelling of each setting that changes what a run finds.
 _OPTIONS = {
@@ -43,7 +53,8 @@ class Outcome:
     """What one check concluded about one tool.
 
     ``messages`` are the violations (failed, or warning: found, but only a warning unless the
-    run is strict) or the reason (skipped). Per-call checks also give
+    run is strict) or the reason (skipped, or inconclusive: the calls never reached what the
+    check judges, and which errors they ended in). Per-call checks also give
     the number of ``examples`` (calls) they judged, and, when they failed, the minimal ``input``
     that shows the failure, what kind of input it was, and the tool's own traceback.
     """
@@ -74,8 +85,41 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """A tool's verdict, and the checks its run left out.
+
+    ``failed`` when a check failed; ``inconclusive`` when none failed but one judged nothing or
+    could not run; ``certified`` otherwise. Certified means it only when every check ran: a
+    partial run (``-k``, ``--lf``, ``--axm-check``, deselection) is never certified.
+    """
+
+    verdict: Literal["certified", "failed", "inconclusive"]
+    not_run: tuple[str, ...]
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.not_run)
+
+    @property
+    def certified(self) -> bool:
+        return self.verdict == "certified" and not self.partial
+
+
+def verdict(outcomes: Iterable[tuple[str, str, bool]]) -> Verdict:
+    """The verdict from each check's (id, status, whether it could not run): the one place it
+    is decided, for a report in process and for a certificate assembled from records."""
+    ran: dict[str, tuple[str, bool]] = {check_id: (s, n) for check_id, s, n in outcomes}
+    statuses = [status for status, _ in ran.values()]
+    unsettled = any(status == "inconclusive" or not_run for status, not_run in ran.values())
+    return Verdict(
+        verdict="failed" if "failed" in statuses else "inconclusive" if unsettled else "certified",
+        not_run=tuple(check_id for check_id in CHECKS if check_id not in ran),
+    )
+
+
+@dataclass(frozen=True)
 class ToolReport:
-    """Every outcome for one tool. Certified when no check failed and none could not run."""
+    """Every outcome for one tool, and the seed its inputs were generated from."""
 
     subject: SubjectInfo
     key: str
@@ -83,8 +127,12 @@ class ToolReport:
     seed: int
 
     @property
+    def verdict(self) -> Verdict:
+        return verdict((o.check_id, o.status, o.not_run) for o in self.outcomes)
+
+    @property
     def certified(self) -> bool:
-        return not any(o.status == "failed" or o.not_run for o in self.outcomes)
+        return self.verdict.certified
 
     def outcome(self, check_id: str) -> Outcome:
         for outcome in self.outcomes:
@@ -103,8 +151,8 @@ class Report:
 
     tools: tuple[ToolReport, ...]
     settings: Settings
-
-    seed: int = 0
+    # The run's seed; None when each tool's was derived from its key and input schema.
+    seed: int | None = None
 
     @property
     def certified(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import re
@@ -13,6 +14,7 @@ __all__ = [
     "PROTOCOL_CHOICES",
     "Settings",
     "SettingsError",
+    "derived_seed",
     "new_seed",
     "parse_exemptions",
 ]
@@ -160,6 +162,13 @@ def _whole(value: Any, name: str, *, minimum: int) -> None:
 def new_seed() -> int:
     """A fresh seed for a run that was not given one."""
     return random.SystemRandom().getrandbits(32)
+
+
+def derived_seed(*parts: str) -> int:
+    """A seed that depends on ``parts`` alone (a tool's key and its input schema, say): a
+    derandomized run gives unchanged tools the same inputs every time."""
+    digest = hashlib.sha256("\0".join(parts).encode()).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 def parse_exemptions(lines: list[str]) -> tuple[tuple[str, str], ...]:

@@ -24,15 +24,30 @@ from zoo_amplifier import SESSION_FILES
 
 MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
 SEED = 20261122
+# Each tool is certified at each of these seeds: its verdict, and the checks it fails, must be
+# the same at all of them.
+SEEDS = (SEED, 7, 424242)
+VERDICTS = ("failed", "inconclusive", "certified", "certified with warnings")
 
 
+def test_the_manifest_states_a_verdict_that_agrees_with_the_failing_checks() -> None:
+    for entry in MANIFEST:
+        assert entry["verdict"] in VERDICTS, entry["ref"]
+        assert (entry["verdict"] == "failed") is bool(entry["fails"]), entry["ref"]
+        if entry["verdict"] == "certified with warnings":
+            assert entry.get("warns"), entry["ref"]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("entry", MANIFEST, ids=[entry["ref"] for entry in MANIFEST])
-def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_property: Any) -> None:
+def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
+    entry: dict[str, Any], seed: int, record_property: Any
+) -> None:
     refs = [entry["ref"], *entry.get("with", [])]
     exempt = parse_exemptions([entry["nondeterministic"]]) if "nondeterministic" in entry else ()
     files = str(FIXTURES / entry["worker_files"]) if "worker_files" in entry else None
     report = check_tool(
-        refs, examples=30, seed=SEED, timeout=1.0, nondeterministic=exempt, worker_files=files
+        refs, examples=30, seed=seed, timeout=1.0, nondeterministic=exempt, worker_files=files
     )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}
@@ -44,7 +59,11 @@ def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_prope
     if "leaves-no-trace" not in declared:
         warned.discard("leaves-no-trace")
     assert warned == declared, f"{entry['ref']}: warnings {sorted(warned)}"
-    record_property("zoo", (entry["protocol"], sorted(expected), sorted(found)))
+    verdict = tool.verdict.verdict
+    if verdict == "certified" and warned:
+        verdict = "certified with warnings"
+    if seed == SEED:
+        record_property("zoo", (entry["protocol"], sorted(expected), sorted(found)))
     assert tool.subject.protocol == entry["protocol"]
     problems = []
     if expected - found:
@@ -53,9 +72,13 @@ def test_kit_fails_exactly_the_listed_checks(entry: dict[str, Any], record_prope
         problems.append(f"false positive on a correct tool: {sorted(found)} failed")
     elif found - expected:
         problems.append(f"extra failure: {sorted(found - expected)} failed too")
+    if verdict != entry["verdict"]:
+        problems.append(f"verdict {verdict!r}, expected {entry['verdict']!r}")
     details = [
-        f"  {outcome.check_id}: {'; '.join(outcome.messages)} input={outcome.input!r}"
-        for outcome in tool.failed
+        f"  {outcome.check_id} ({outcome.status}): {'; '.join(outcome.messages)} "
+        f"input={outcome.input!r}"
+        for outcome in tool.outcomes
+        if outcome.status in ("failed", "inconclusive") or outcome.not_run
     ]
     assert not problems, "\n".join([f"{entry['ref']} ({entry['why']})", *problems, *details])
 
@@ -90,12 +113,18 @@ def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: An
     )
 
 
-def test_without_its_worker_files_a_tool_that_reads_them_is_not_tested() -> None:
-    """Every note read_note_file may be asked for is missing: each call is a domain error."""
+def test_without_its_worker_files_a_tool_that_reads_them_is_inconclusive() -> None:
+    """Every note read_note_file may be asked for is missing: each call is a domain error, so the
+    result checks judge nothing, and say which errors and what would help."""
     report = check_tool("zoo_tricky:read_note_file", examples=5, seed=SEED, timeout=1.0)
-    failed = {outcome.check_id: outcome.messages for outcome in report.tools[0].failed}
-    assert set(failed) == {"result-type", "result-json", "result-size"}
-    assert failed["result-type"][0].startswith("nothing tested: no call returned a value")
+    (tool,) = report.tools
+    inconclusive = {o.check_id: o.messages for o in tool.outcomes if o.status == "inconclusive"}
+    assert set(inconclusive) == {"result-type", "result-json", "result-size"}
+    assert (tool.verdict.verdict, tool.certified, tool.failed) == ("inconclusive", False, ())
+    (message,) = inconclusive["result-type"]
+    assert message.startswith("inconclusive: no call returned a value")
+    assert "FileNotFoundError (raised through HandlerError) in " in message
+    assert message.endswith("or the files it works on with --axm-worker-files")
 
 
 @pytest.fixture

@@ -15,6 +15,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from axm_conformance._certificate import SCHEMA_PATH
+from axm_conformance._checks import CHECKS
+from axm_conformance._observation import canonical_json
+from axm_conformance._settings import derived_seed
 
 pytestmark = pytest.mark.usefixtures("fixtures_on_path")
 
@@ -88,23 +91,36 @@ def test_reproduce_with_reproduces_ten_times_out_of_ten(
         assert expected in completed.stderr
 
 
-def test_certificate_validates_and_is_reproducible(pytester: pytest.Pytester) -> None:
+def test_two_ci_runs_without_a_seed_write_the_same_certificate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With CI set, Hypothesis' ci profile derandomizes: each tool's seed is derived from its key
+    and input schema, so unchanged tools get the same certificate on every CI run."""
+    monkeypatch.setenv("CI", "true")
     args = (
         "--axm-tool=zoo_axm:MeanTool",
         "--axm-tool=zoo_guards:read_note",
         "--axm-tool=zoo_plain:Calculator",
         "--axm-examples=10",
-        "--axm-seed=7",
     )
-    run(pytester, *args, "--axm-report=one.json")
+    first = run(pytester, *args, "--axm-report=one.json")
     run(pytester, *args, "--axm-report=two.json")
     one = json.loads((pytester.path / "one.json").read_text())
     two = json.loads((pytester.path / "two.json").read_text())
     Draft202012Validator(CERTIFICATE_SCHEMA).validate(one)
     assert without_timings(one) == without_timings(two)
-    assert one["seed"] == 7 and one["settings"]["examples"] == 10
     tools = {tool["key"]: tool for tool in one["tools"]}
+    assert one["seed"] is None and one["settings"]["examples"] == 10
+    for key, tool in tools.items():
+        schema = canonical_json(None if key == "calculator" else _schema_of(tool["ref"]))
+        assert tool["seed"] == derived_seed(key, schema)
+        first.stdout.fnmatch_lines([f"{key} (*): *seed {tool['seed']})*"])
     assert tools["read_note"]["certified"] and not tools["mean"]["certified"]
+    assert [tools[key]["verdict"] for key in ("read_note", "mean", "calculator")] == [
+        "certified",
+        "failed",
+        "failed",
+    ]
     assert tools["read_note"]["input_schema_sha256"] is not None
     assert tools["calculator"]["protocol"] == "unknown"
     mean = {check["id"]: check for check in tools["mean"]["checks"]}
@@ -115,6 +131,39 @@ def test_certificate_validates_and_is_reproducible(pytester: pytest.Pytester) ->
     assert mean["guards-enforced"]["outcome"] == "skipped"
     assert mean["guards-enforced"]["reason"] == "the tool has no guards"
     assert mean["invalid-input-handled"]["invalid_inputs"] > 0
+
+
+def _schema_of(ref: str) -> Any:
+    from axm_conformance import check_tool
+
+    return check_tool(ref, checks=("name-valid",)).tools[0].subject.input_schema
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [("--axm-check=result-json",), ("-k", "result-json"), ("--deselect", "make_slug::name-valid")],
+    ids=["axm-check", "k", "deselect"],
+)
+def test_a_partial_run_is_never_certified(
+    pytester: pytest.Pytester, selection: tuple[str, ...]
+) -> None:
+    """A run that leaves out some checks of a tool says so, and certifies nothing."""
+    result = run(
+        pytester,
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-examples=5",
+        "--axm-report=c.json",
+        *selection,
+    )
+    (tool,) = json.loads((pytester.path / "c.json").read_text())["tools"]
+    ran = len(tool["checks"])
+    assert (tool["certified"], tool["partial"], tool["verdict"]) == (False, True, "certified")
+    assert ran + len(tool["checks_not_run"]) == len(CHECKS)
+    assert not {check["id"] for check in tool["checks"]} & set(tool["checks_not_run"])
+    result.stdout.fnmatch_lines(
+        [f"make_slug (axm): NOT certified (partial: {ran} of {len(CHECKS)} checks)*"]
+    )
+    assert result.ret == 0
 
 
 def test_the_certificate_names_the_distribution_a_tool_comes_from(
@@ -137,7 +186,12 @@ def test_the_certificate_names_the_distribution_a_tool_comes_from(
     }
 
 
-def test_a_skipped_applicable_check_withholds_certification(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("gate", [False, True], ids=["no-gate", "require-certified"])
+def test_a_tool_whose_calls_all_end_in_domain_errors_is_inconclusive(
+    pytester: pytest.Pytester, gate: bool
+) -> None:
+    """Its result checks judged nothing: skipped as inconclusive, naming the errors the calls
+    ended in and what would reach the tool's domain; the exit status is the gate's to set."""
     pytester.makepyfile(
         domain_only=textwrap.dedent(
             '''
@@ -152,10 +206,24 @@ def test_a_skipped_applicable_check_withholds_certification(pytester: pytest.Pyt
         )
     )
     pytester.syspathinsert()
-    result = run(pytester, "--axm-tool=domain_only:read", "--axm-report=c.json")
-    result.stdout.fnmatch_lines(["*nothing tested: no call returned a value*"])
-    document = json.loads((pytester.path / "c.json").read_text())
-    assert document["tools"][0]["certified"] is False
+    options = ["--axm-require-certified"] if gate else []
+    result = run(pytester, "--axm-tool=domain_only:read", "--axm-report=c.json", *options)
+    result.stdout.fnmatch_lines(
+        [
+            "*read (axio): NOT certified (inconclusive)*",
+            *(["*1 of 1 tools not certified (read), and --axm-require-certified*"] if gate else []),
+        ]
+    )
+    (tool,) = json.loads((pytester.path / "c.json").read_text())["tools"]
+    assert (tool["certified"], tool["verdict"]) == (False, "inconclusive")
+    checks = {check["id"]: check for check in tool["checks"]}
+    reason = checks["result-type"]["reason"]
+    assert checks["result-type"]["outcome"] == "inconclusive"
+    assert reason.startswith("inconclusive: no call returned a value")
+    assert "FileNotFoundError (raised through HandlerError) in " in reason
+    assert "`examples`, `default`, `enum`" in reason and "--axm-worker-files" in reason
+    assert result.parseoutcomes().get("failed", 0) == 0
+    assert result.ret == (1 if gate else 0)
 
 
 def test_summary_and_github_step_summary(

@@ -11,23 +11,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 
 from axm_runtime.tool_use import SUPPORTED_KEYWORDS, validate_input
+from tests.conftest import SUITE
 
-SUITE_DIR = (
-    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "json-schema-test-suite"
-)
-DRAFT_DIR = SUITE_DIR / "draft2020-12"
-
-if not DRAFT_DIR.is_dir():
-    pytest.skip(
-        f"JSON-Schema-Test-Suite not found at {DRAFT_DIR} (expected shared/ beside the repository)",
-        allow_module_level=True,
-    )
+DRAFT_DIR = SUITE / "draft2020-12"
 
 # Keywords whose value is one subschema, an array of subschemas, or a map of name -> subschema:
 # the walk descends through them, so that property names are never taken for keywords.
