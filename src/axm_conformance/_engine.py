@@ -135,8 +135,10 @@ class _Session:
     # The errors calls ended in, by feed: how often each, and one message it came with.
     errors: dict[str, Counter[str]] = field(default_factory=dict)
     error_messages: dict[str, str] = field(default_factory=dict)
-    # Hypothesis' example database (None: the profile keeps none, as its ci profile does).
+    # Hypothesis' example database (None: the profile keeps none, as its ci profile does), and
+    # the inputs replayed from it, by feed, which are not sent again when met again.
     database: ExampleDatabase | None = None
+    replayed: set[tuple[str, str]] = field(default_factory=set)
 
     def finish(self, *feeds: str) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -190,7 +192,7 @@ class _Session:
     def judge(self, value: Any, label: str, *, feed: str = "valid") -> None:
         """Make one call and let every check fed by ``feed`` judge it."""
         runs = [run for run in self.runs if run.check.feed == feed]
-        if not runs:
+        if not runs or (feed, repr(value)) in self.replayed:
             return
         if self.crashes.get(feed, 0) >= _MAX_CRASHES:
             raise _Stop
@@ -290,6 +292,7 @@ class _Session:
                     self.database.delete(key, entry)
                     continue
                 self.judge(value, label, feed=feed)
+                self.replayed.add((feed, repr(value)))
                 if run.failure is None or run.failure[0].input != value:
                     self.database.delete(key, entry)
 
@@ -305,10 +308,14 @@ class _Session:
 
     def confirm(self, run: _Run) -> None:
         """Call a failure's input once more: a failure that does not happen again is flaky,
-        and is reported so, with both outcomes, never dropped."""
+        and is reported so, with both outcomes, never dropped.
+
+        A call that hung or killed the process is not made again: it would cost a whole timeout,
+        and the crash is a fact.
+        """
         assert run.failure is not None
         call, violations = run.failure
-        if time.monotonic() > self.deadline or self.crashes.get(run.check.feed, 0) >= _MAX_CRASHES:
+        if call.observation.status == "crashed" or time.monotonic() > self.deadline:
             return
         again = self.call(call.input, call.label, feed=run.check.feed, repeat=False)
         found = self.violations(run.check, again)

@@ -240,7 +240,10 @@ def test_summary_and_github_step_summary(
     )
     summary = (pytester.path / "summary.md").read_text()
     assert "| `make_slug` | axm | certified | none |" in summary
-    assert "| `mean` | axm | **not certified** | `result-json`: $.data.mean: nan is not" in summary
+    assert (
+        "| `mean` | axm | **NOT certified (failed)** | `result-json`: $.data.mean: nan is not"
+        in summary
+    )
     assert step.read_text() == summary
 
 
