@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 Protocol = Literal["axm", "axio", "tool_use", "amplifier", "unknown"]
+Origin = Literal["os", "raise", "other"]
 PROTOCOLS: tuple[str, ...] = ("axm", "axio", "tool_use", "amplifier")
 
 # Exceptions that mean the tool's own code is wrong, not that the input or the world was: the
@@ -110,7 +111,13 @@ class SubjectInfo:
 
 @dataclass(frozen=True)
 class ExceptionInfo:
-    """An exception that escaped the tool, with its cause chain and the tool's own traceback."""
+    """An exception that escaped the tool, with its cause chain and the tool's own traceback.
+
+    ``origin`` is read from the traceback where the tool ran (:mod:`axm_conformance._origin`):
+    "os" (the operating system interface refused), "raise" (a ``raise`` statement in the tool's
+    own code) or "other" (a crash: a programming error, or a library error left unhandled).
+    ``raised_in`` is the dotted name of the function it came from, "" when not known.
+    """
 
     type_name: str
     qualified_name: str
@@ -119,6 +126,8 @@ class ExceptionInfo:
     traceback: str
     is_exception: bool  # False for SystemExit, KeyboardInterrupt, CancelledError, ...
     cause: ExceptionInfo | None = None
+    origin: Origin = "other"
+    raised_in: str = ""
 
     def is_a(self, name: str) -> bool:
         """Whether the exception's class is, or derives from, a class of this name."""

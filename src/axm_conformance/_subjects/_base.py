@@ -6,6 +6,7 @@ raise, so every read here is guarded and reported rather than propagated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from axm_conformance._observation import (
     canonical_json,
     jsonable,
 )
+from axm_conformance._origin import OwnCode, own_code
 
 __all__ = ["Adapter", "Missing", "read", "signature_facts"]
 
@@ -117,6 +119,16 @@ class Adapter:
     def call_invalid(self, input: Any) -> Any:
         """Start one call with an input that breaks the schema, as the protocol's caller would."""
         return self.call(input)
+
+    def own_objects(self) -> tuple[Any, ...]:
+        """What the tool's author wrote, whose packages are the tool's own code: the tool's
+        class and its ``execute`` (which a base class in another package may provide)."""
+        return (type(self.obj), read(self.obj, "execute"))
+
+    @functools.cached_property
+    def own_code(self) -> OwnCode:
+        """The files of the tool's own code, read once."""
+        return own_code(obj for obj in self.own_objects() if not isinstance(obj, Missing))
 
     def _info(self, **facts: Any) -> SubjectInfo:
         name = read(self.obj, "name")

@@ -61,6 +61,9 @@ class ToolUseAdapter(Adapter):
     def call(self, input: Any) -> Any:
         return self.obj.handler(input)
 
+    def own_objects(self) -> tuple[Any, ...]:
+        return (read(self.obj, "handler"),)
+
     def call_invalid(self, input: Any) -> Any:
         """Invoke through a reference ``ToolRegistry``, which validates before the handler runs.
 
