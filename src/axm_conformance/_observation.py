@@ -29,8 +29,8 @@ Protocol = Literal["axm", "axio", "tool_use", "amplifier", "unknown"]
 Origin = Literal["os", "raise", "other"]
 PROTOCOLS: tuple[str, ...] = ("axm", "axio", "tool_use", "amplifier")
 
-# Exceptions that mean the tool's own code is wrong, not that the input or the world was: the
-# list the behaviour of axio's and tool_use's error handling is judged by.
+# Exceptions that mean the tool's own code is wrong, not that the input or the world was: what
+# an axio handler that ran with arguments its runtime should have refused must not raise.
 PROGRAMMING_ERRORS = frozenset(
     {
         "TypeError",
@@ -67,9 +67,15 @@ class SubjectInfo:
     ``call_style`` says how an input reaches the tool: "keywords" (each property a keyword
     argument), "dict" (the input object as one argument) or "none" (the tool cannot be called).
     ``returns`` names the result contract: "tool-result", "str" (a str or a list of content
-    blocks) or "json". ``exception_policy`` says which exceptions may escape a call: "never",
-    "domain" (any but programming errors) or "wrapped" (only the protocol's own
-    ``allowed_exceptions``, judged by their cause).
+    blocks) or "json".
+
+    How the protocol's runtime treats what a call does, for the severity of a finding: an
+    exception that escapes a call on a valid input is, by ``exception_policy``, against the
+    protocol ("result": it wants a failed result instead), its ordinary error path ("domain"), or
+    allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
+    ("wrapped"). ``exception_absorber`` names what turns an exception against the protocol into
+    an error the model sees, when something does; ``invalid_absorber`` what keeps an input that
+    breaks the schema from reaching the tool at all.
     """
 
     ref: str
@@ -97,9 +103,11 @@ class SubjectInfo:
     returns: Literal["tool-result", "str", "json"]
     result_fields: dict[str, tuple[str, ...]]  # field -> allowed type names; () means any
     structured_field: str  # the result field an output schema describes; "" for the value itself
-    exception_policy: Literal["never", "domain", "wrapped"]
+    exception_policy: Literal["result", "domain", "wrapped"]
     allowed_exceptions: tuple[str, ...]
     invalid_policy: Literal["result", "raise", "refuse"]
+    exception_absorber: str = ""
+    invalid_absorber: str = ""
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0

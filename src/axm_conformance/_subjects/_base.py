@@ -86,12 +86,20 @@ class Adapter:
     # The fields of a "tool-result", each with the type names it may have (() for any JSON).
     result_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
     structured_field: ClassVar[str] = ""
-    exception_policy: ClassVar[str] = "never"
+    # What the protocol makes of an exception escaping a call (see SubjectInfo): "result" (it
+    # wants a failed result), "domain" (raising is its error path) or "wrapped" (the runtime
+    # lets only allowed_exceptions escape, the callable's exception as their cause).
+    exception_policy: ClassVar[str] = "result"
     allowed_exceptions: ClassVar[tuple[str, ...]] = ()
     # How the protocol answers an input that breaks the schema: "result" (a failed result, no
     # exception), "raise" (one of allowed_exceptions) or "refuse" (the caller's validation
     # reports a failure and the tool's code never runs).
     invalid_policy: ClassVar[str] = "result"
+    # What in the protocol's published runtime turns an exception against the protocol into an
+    # error the model sees, and what keeps an input that breaks the schema from the tool: a
+    # finding either absorbs is a warning that names it. "": nothing does.
+    exception_absorber: ClassVar[str] = ""
+    invalid_absorber: ClassVar[str] = ""
     # Whether the input reaches the tool as keyword arguments (else as one value).
     keyword_call: ClassVar[bool] = False
     # Whether the runtime drops keys the callable does not take (axio does) before calling it.
@@ -146,6 +154,8 @@ class Adapter:
             exception_policy=self.exception_policy,  # type: ignore[arg-type]
             allowed_exceptions=self.allowed_exceptions,
             invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
+            exception_absorber=self.exception_absorber,
+            invalid_absorber=self.invalid_absorber,
             strips_unknown_keys=self.strips_unknown_keys,
             **facts,
         )
