@@ -75,7 +75,8 @@ class SubjectInfo:
     allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
     ("wrapped"). ``exception_absorber`` names what turns an exception against the protocol into
     an error the model sees, when something does; ``invalid_absorber`` what keeps an input that
-    breaks the schema from reaching the tool at all.
+    breaks the schema from reaching the tool at all. ``promises_determinism``: the protocol says
+    the same input gives the same result.
     """
 
     ref: str
@@ -108,6 +109,7 @@ class SubjectInfo:
     invalid_policy: Literal["result", "raise", "refuse"]
     exception_absorber: str = ""
     invalid_absorber: str = ""
+    promises_determinism: bool = False
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0

@@ -196,3 +196,27 @@ def test_a_subject_without_absorbers_fails_what_it_would_otherwise_warn() -> Non
     findings = list(CHECKS["no-unexpected-exception"].function(bare, call, Context(settings=None)))
     assert verdict(findings) == "fails"
     assert "the AXM protocol wants every error, domain errors included" in findings[0]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "effects", "judged"),
+    [
+        ("axio", (), True),
+        ("axio", ("read",), True),
+        ("axio", ("execute",), False),
+        ("axio", ("read", "write"), False),
+        ("axio", ("external",), False),
+        ("axio", ("unknown",), False),
+        # AXM promises determinism: whatever a tool declares, it is held to it.
+        ("axm", ("write",), True),
+    ],
+)
+def test_determinism_is_judged_where_promised_or_where_the_tool_declares_no_effects(
+    protocol: str, effects: tuple[str, ...], judged: bool
+) -> None:
+    subject = dataclasses.replace(SUBJECTS[protocol], effects=effects)
+    reason = CHECKS["deterministic"].applies(subject)
+    assert (reason is None) is judged, reason
+    if not judged:
+        assert reason is not None and reason.startswith(f"the tool declares {effects[-1]} access")
+        assert reason.endswith("the axio protocol does not promise determinism")

@@ -100,6 +100,8 @@ class Adapter:
     # finding either absorbs is a warning that names it. "": nothing does.
     exception_absorber: ClassVar[str] = ""
     invalid_absorber: ClassVar[str] = ""
+    # Whether the protocol says that the same input gives the same result.
+    promises_determinism: ClassVar[bool] = False
     # Whether the input reaches the tool as keyword arguments (else as one value).
     keyword_call: ClassVar[bool] = False
     # Whether the runtime drops keys the callable does not take (axio does) before calling it.
@@ -156,6 +158,7 @@ class Adapter:
             invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
             exception_absorber=self.exception_absorber,
             invalid_absorber=self.invalid_absorber,
+            promises_determinism=self.promises_determinism,
             strips_unknown_keys=self.strips_unknown_keys,
             **facts,
         )

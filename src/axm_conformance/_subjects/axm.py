@@ -39,6 +39,8 @@ class AXMAdapter(Adapter):
         "return a failed ToolResult instead"
     )
     invalid_absorber = "AXM's MCP layer validates arguments against the input schema before execute"
+    # The AXM interface: "the tool itself executes deterministically" (seed 000).
+    promises_determinism = True
 
     def describe(self) -> SubjectInfo:
         from axm_runtime.axm import input_schema_for
