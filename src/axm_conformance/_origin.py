@@ -4,11 +4,12 @@ Three origins, in this order:
 
 - ``"os"``: the operating system interface said no. The exception is an ``OSError`` (wherever
   it was raised), or it was raised inside the modules that reach the operating system (``os`` and
-  ``os.path``, ``pathlib``, ``io``, ``shutil``, ``subprocess``, ``socket``, and the C modules
-  behind them), or by a function of those modules written in C that the innermost Python frame
-  was calling (``open("a\\0b")`` raising ``ValueError`` from the tool's own line). A ``TypeError``
-  or ``AttributeError`` from inside those modules is not their refusal: the tool handed them the
-  wrong kind of object.
+  ``os.path``, ``pathlib``, ``io``, ``shutil``, ``subprocess``, ``socket``, the C modules behind
+  them, and ``select`` and ``selectors``, which subprocess and socket wait with: a
+  ``subprocess.run`` timeout too large for ``epoll`` is refused there), or by a function of
+  those modules written in C that the innermost Python frame was calling (``open("a\\0b")``
+  raising ``ValueError`` from the tool's own line). A ``TypeError`` or ``AttributeError`` from
+  inside those modules is not their refusal: the tool handed them the wrong kind of object.
 - ``"raise"``: a ``raise`` statement in the tool's own code raised it (``raise
   ValueError("n must be positive")``, ``raise LookupError(...) from exc``). The tool's own code is
   the files of the package (or the module, when it is not in a package) that defines the tool's
@@ -39,11 +40,13 @@ from axm_conformance._observation import Origin
 
 __all__ = ["OS_INTERFACE", "OwnCode", "origin", "own_code"]
 
-# The modules that reach the operating system, and the C modules they are built on.
+# The modules that reach the operating system, the C modules they are built on, and the I/O
+# multiplexing that subprocess and socket wait with.
 OS_INTERFACE = frozenset(
     {
         *("os", "posix", "nt", "posixpath", "ntpath", "genericpath"),
         *("pathlib", "io", "_io", "shutil", "subprocess", "_posixsubprocess", "socket", "_socket"),
+        *("select", "selectors"),
     }
 )
 # Raised inside the operating system interface, these say the tool handed it the wrong kind of

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import pathlib
+import select
 import statistics
 import sys
 from collections.abc import Callable
@@ -78,6 +79,10 @@ def reads_a_missing_variable() -> None:
     os.environ["AXM_CONFORMANCE_NEVER_SET"]
 
 
+def waits_a_negative_time() -> None:
+    select.select([], [], [], -1)
+
+
 def roots_a_negative() -> None:
     math.isqrt(-1)
 
@@ -126,6 +131,7 @@ OWN = own_code([refuses_negatives])
         (reads_a_nul_path, "os", "io.open"),
         (opens_a_name_too_long, "os", "open"),
         (reads_a_missing_variable, "os", "os._Environ.__getitem__"),
+        (waits_a_negative_time, "os", "select.select"),
         (hands_pathlib_none, "other", None),  # a TypeError: the wrong kind of object
         (roots_a_negative, "other", "math.isqrt"),
         (medians_nothing, "other", "statistics.median"),
