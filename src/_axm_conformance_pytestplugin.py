@@ -142,7 +142,9 @@ OPTIONS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ),
 )
 _LIST_INIS = {"axm_tools", "axm_checks", "axm_validators"}
-STRICT_HELP = "Fail, rather than warn, when a tool answers an invalid input with success."
+STRICT_HELP = (
+    "Turn every warning into a failure: findings the protocol's runtime absorbs fail the tool too."
+)
 STATS_HELP = "Print, per check, the examples run, inputs discarded and schema keywords exercised."
 ALLOW_ROOT_HELP = (
     "Call tools that declare write or execute access even as root without --axm-worker-user "
