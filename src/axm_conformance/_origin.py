@@ -33,7 +33,13 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from types import CodeType, ModuleType, TracebackType
+from types import (
+    BuiltinFunctionType,
+    CodeType,
+    MethodDescriptorType,
+    ModuleType,
+    TracebackType,
+)
 from typing import Any
 
 from axm_conformance._observation import Origin
@@ -95,10 +101,10 @@ def own_code(objects: Iterable[Any]) -> OwnCode:
 
 
 def _module_name(obj: Any) -> str:
-    function = getattr(obj, "__func__", obj)  # a bound method: the function it binds
     try:
+        function = getattr(obj, "__func__", obj)  # a bound method: the function it binds
         module = getattr(function, "__module__", None)
-    except Exception:
+    except Exception:  # a stranger's object: a failed read names no module
         return ""
     return module if isinstance(module, str) else ""
 
@@ -121,7 +127,7 @@ def origin(exc: BaseException, own: OwnCode, hidden: str = "") -> tuple[Origin, 
     function written in C, the one that was called), "" when that is not known or the innermost
     frame is in the directory ``hidden`` (the caller's own code, which a report does not name)."""
     tb = _innermost(exc.__traceback__)
-    if tb is None or (hidden and tb.tb_frame.f_code.co_filename.startswith(hidden)):
+    if tb is None or (hidden and tb.tb_frame.f_code.co_filename.startswith(hidden + os.sep)):
         return ("os" if isinstance(exc, OSError) else "other"), ""
     code = tb.tb_frame.f_code
     modules = [_frame_module(tb)]
@@ -180,7 +186,7 @@ def _called(tb: TracebackType) -> tuple[str, str] | None:
     if obj is None:
         obj = _lookup(frame.f_builtins, chain[0])
     for attribute in chain[1:]:
-        if not isinstance(obj, ModuleType):
+        if not issubclass(type(obj), ModuleType):
             return None
         obj = _lookup(vars(obj), attribute)
     if obj is None or not _written_in_c(obj):
@@ -200,7 +206,8 @@ def _lookup(namespace: Any, name: str) -> Any:
 
 
 def _written_in_c(obj: Any) -> bool:
-    return type(obj).__name__ in ("builtin_function_or_method", "method_descriptor", "type")
+    # Exact types: reading the module of these runs no code of the tool's.
+    return type(obj) in (BuiltinFunctionType, MethodDescriptorType, type)
 
 
 def _callee_chain(code: CodeType, offset: int) -> tuple[str, ...]:
