@@ -147,9 +147,8 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     (
         "--axm-strict",
         "axm_strict",
-        "Fail, rather than warn, on every finding the tool's protocol runtime absorbs (a tool "
-        "that answers an invalid input with success, a domain error its runtime turns into a "
-        "failed result).",
+        "Turn every warning into a failure: findings the protocol's runtime absorbs fail the "
+        "tool too.",
     ),
     (
         "--axm-require-certified",

@@ -38,6 +38,7 @@ from axm_conformance._observation import (
     first_difference,
     jsonable,
 )
+from axm_conformance._origin import OwnCode, origin
 from axm_conformance._refs import Cleanups, clean_up, load
 from axm_conformance._subjects import Adapter, adapter_for
 
@@ -205,7 +206,7 @@ def _invoke(state: ToolState, input: Any, invalid: bool) -> Observation:
         _release(exc)
         observation = Observation(
             status="raised",
-            exception=_safe_exception_info(exc),
+            exception=_safe_exception_info(exc, own=adapter.own_code),
             mutation=first_difference(before, jsonable(input)[0]),
             handler_called=adapter.handler_called,
             duration=duration,
@@ -221,7 +222,7 @@ def _invoke(state: ToolState, input: Any, invalid: bool) -> Observation:
         note = f"raised while reading the {_type_name(value)} the call returned"
         observation = Observation(
             status="raised",
-            exception=_safe_exception_info(exc, note=note),
+            exception=_safe_exception_info(exc, note=note, own=adapter.own_code),
             mutation=first_difference(before, jsonable(input)[0]),
             handler_called=adapter.handler_called,
             duration=duration,
@@ -263,10 +264,12 @@ def _release(exc: BaseException) -> None:
         current = current.__cause__ or current.__context__
 
 
-def _safe_exception_info(exc: BaseException, note: str = "") -> ExceptionInfo:
+def _safe_exception_info(
+    exc: BaseException, note: str = "", own: OwnCode | None = None
+) -> ExceptionInfo:
     """:func:`exception_info`, or the bare type when describing the exception fails too."""
     try:
-        return exception_info(exc, note=note)
+        return exception_info(exc, note=note, own=own)
     except BaseException:
         cls = type(exc)
         name = _type_name(exc)
@@ -280,11 +283,15 @@ def _safe_exception_info(exc: BaseException, note: str = "") -> ExceptionInfo:
         )
 
 
-def exception_info(exc: BaseException, depth: int = 0, note: str = "") -> ExceptionInfo:
+def exception_info(
+    exc: BaseException, depth: int = 0, note: str = "", own: OwnCode | None = None
+) -> ExceptionInfo:
     """The exception as data, its traceback starting at the first frame outside the kit.
 
     ``note`` is added to the message, in parentheses. A message longer than 10,000 characters
-    is cut, and so is a traceback deeper than 1,000 frames (to its first and last 50).
+    is cut, and so is a traceback deeper than 1,000 frames (to its first and last 50). Its
+    origin, and its causes', is read from the traceback (see :mod:`axm_conformance._origin`),
+    ``own`` being the tool's own code.
     """
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_KIT_DIR):
@@ -303,6 +310,7 @@ def exception_info(exc: BaseException, depth: int = 0, note: str = "") -> Except
         text = f"{type(exc).__name__}: {message}\n"
     nested = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     cls: type[BaseException] = type(exc)
+    found, where = origin(exc, own or OwnCode(), hidden=_KIT_DIR)
     return ExceptionInfo(
         type_name=str.__str__(cls.__name__),
         qualified_name=f"{cls.__module__}.{cls.__qualname__}",
@@ -311,10 +319,12 @@ def exception_info(exc: BaseException, depth: int = 0, note: str = "") -> Except
         traceback=text,
         is_exception=isinstance(exc, Exception),
         cause=(
-            exception_info(nested, depth + 1)
+            exception_info(nested, depth + 1, own=own)
             if nested is not None and depth < _CAUSE_DEPTH
             else None
         ),
+        origin=found,
+        raised_in=where,
     )
 
 

@@ -26,10 +26,11 @@ __all__ = [
 ]
 
 Protocol = Literal["axm", "axio", "tool_use", "amplifier", "unknown"]
+Origin = Literal["os", "raise", "other"]
 PROTOCOLS: tuple[str, ...] = ("axm", "axio", "tool_use", "amplifier")
 
-# Exceptions that mean the tool's own code is wrong, not that the input or the world was: the
-# list the behaviour of axio's and tool_use's error handling is judged by.
+# Exceptions that mean the tool's own code is wrong, not that the input or the world was: what
+# an axio handler that ran with arguments its runtime should have refused must not raise.
 PROGRAMMING_ERRORS = frozenset(
     {
         "TypeError",
@@ -66,9 +67,16 @@ class SubjectInfo:
     ``call_style`` says how an input reaches the tool: "keywords" (each property a keyword
     argument), "dict" (the input object as one argument) or "none" (the tool cannot be called).
     ``returns`` names the result contract: "tool-result", "str" (a str or a list of content
-    blocks) or "json". ``exception_policy`` says which exceptions may escape a call: "never",
-    "domain" (any but programming errors) or "wrapped" (only the protocol's own
-    ``allowed_exceptions``, judged by their cause).
+    blocks) or "json".
+
+    How the protocol's runtime treats what a call does, for the severity of a finding: an
+    exception that escapes a call on a valid input is, by ``exception_policy``, against the
+    protocol ("result": it wants a failed result instead), its ordinary error path ("domain"), or
+    allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
+    ("wrapped"). ``exception_absorber`` names what turns an exception against the protocol into
+    an error the model sees, when something does; ``invalid_absorber`` what keeps an input that
+    breaks the schema from reaching the tool at all. ``promises_determinism``: the protocol says
+    the same input gives the same result.
     """
 
     ref: str
@@ -96,9 +104,12 @@ class SubjectInfo:
     returns: Literal["tool-result", "str", "json"]
     result_fields: dict[str, tuple[str, ...]]  # field -> allowed type names; () means any
     structured_field: str  # the result field an output schema describes; "" for the value itself
-    exception_policy: Literal["never", "domain", "wrapped"]
+    exception_policy: Literal["result", "domain", "wrapped"]
     allowed_exceptions: tuple[str, ...]
     invalid_policy: Literal["result", "raise", "refuse"]
+    exception_absorber: str = ""
+    invalid_absorber: str = ""
+    promises_determinism: bool = False
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0
@@ -110,7 +121,13 @@ class SubjectInfo:
 
 @dataclass(frozen=True)
 class ExceptionInfo:
-    """An exception that escaped the tool, with its cause chain and the tool's own traceback."""
+    """An exception that escaped the tool, with its cause chain and the tool's own traceback.
+
+    ``origin`` is read from the traceback where the tool ran (:mod:`axm_conformance._origin`):
+    "os" (the operating system interface refused), "raise" (a ``raise`` statement in the tool's
+    own code) or "other" (a crash: a programming error, or a library error left unhandled).
+    ``raised_in`` is the dotted name of the function it came from, "" when not known.
+    """
 
     type_name: str
     qualified_name: str
@@ -119,6 +136,8 @@ class ExceptionInfo:
     traceback: str
     is_exception: bool  # False for SystemExit, KeyboardInterrupt, CancelledError, ...
     cause: ExceptionInfo | None = None
+    origin: Origin = "other"
+    raised_in: str = ""
 
     def is_a(self, name: str) -> bool:
         """Whether the exception's class is, or derives from, a class of this name."""

@@ -239,7 +239,8 @@ class CheckFailed(Exception):
 
 
 class ConformanceWarning(UserWarning):
-    """A finding that does not fail the run (a tool that accepts invalid input, unless strict)."""
+    """A finding that does not fail the run unless it is strict: one the protocol's runtime
+    absorbs (a tool that accepts invalid input, an exception turned into a failed result)."""
 
 
 class _KitItem(pytest.Item):

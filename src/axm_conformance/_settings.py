@@ -40,7 +40,7 @@ class Settings:
     ``checks`` to run only those ids (all when empty), ``name_pattern`` that tool names must
     match, ``max_result_bytes`` for one serialised result, ``memory_limit`` in bytes for the
     worker (None: unlimited), ``nondeterministic`` (tool name, reason) pairs exempt from the
-    determinism check, ``strict`` to fail (not warn) when a tool accepts invalid input,
+    determinism check, ``strict`` to turn every warning into a failure,
     ``tool_budget`` seconds one tool may take over all its checks, ``worker_user`` the
     (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
     copied into the worker's working directory before it starts, ``allow_root`` to call tools

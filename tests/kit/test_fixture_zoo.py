@@ -47,7 +47,13 @@ def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
     exempt = parse_exemptions([entry["nondeterministic"]]) if "nondeterministic" in entry else ()
     files = str(FIXTURES / entry["worker_files"]) if "worker_files" in entry else None
     report = check_tool(
-        refs, examples=30, seed=seed, timeout=1.0, nondeterministic=exempt, worker_files=files
+        refs,
+        examples=30,
+        seed=seed,
+        timeout=1.0,
+        nondeterministic=exempt,
+        worker_files=files,
+        allow_root=entry.get("allow_root", False),
     )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}
@@ -201,6 +207,22 @@ def test_a_tool_that_declares_writes_is_not_called_as_root(
     assert not called if refused else called
     first = tool.outcome("call-completes").messages[:1]
     assert (first == (REFUSED_AS_ROOT.format(declares=declares),)) is refused
+
+
+def test_a_tool_that_declares_execute_access_is_not_held_to_determinism() -> None:
+    """run_probe reports how long its command took: axio promises no determinism, and the tool
+    declares that it acts on the world, so the check is skipped, and it is still certified."""
+    report = check_tool("zoo_severity:run_probe", examples=5, seed=SEED, allow_root=True)
+    (tool,) = report.tools
+    outcome = tool.outcome("deterministic")
+    assert (outcome.status, outcome.messages) == (
+        "skipped",
+        (
+            "the tool declares execute access, so the same input may meet a changed world, "
+            "and the axio protocol does not promise determinism",
+        ),
+    )
+    assert tool.certified, [(outcome.check_id, outcome.messages) for outcome in tool.failed]
 
 
 REFUSED_AS_ROOT = (

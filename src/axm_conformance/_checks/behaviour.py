@@ -5,16 +5,37 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Context, Warn, check
+from axm_conformance._checks.results import display
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, Observation, SubjectInfo
 
 __all__: list[str] = []
 
 
+# Declared accesses that make an answer depend on a world that may change between two calls.
+_WORLDLY = ("write", "execute", "external", "unknown")
+
+
+def _judged_for_determinism(subject: SubjectInfo) -> str | None:
+    """Why determinism is not judged: the protocol does not promise it, and the tool declares
+    it acts on the world (a command's timings, a temporary name, a file it wrote)."""
+    reason = input_unusable(subject)
+    if reason is not None or subject.promises_determinism:
+        return reason
+    declared = [access for access in _WORLDLY if access in subject.effects]
+    if not declared:
+        return None
+    return (
+        f"the tool declares {' and '.join(declared)} access, so the same input may meet a "
+        f"changed world, and the {display(subject.protocol)} protocol does not promise "
+        "determinism"
+    )
+
+
 @check(
     "deterministic",
     "behaviour",
-    applies=input_unusable,
+    applies=_judged_for_determinism,
     considers=("returned", "raised"),
     repeats=True,
     opt_out="nondeterministic",

@@ -1,7 +1,10 @@
 """Invalid-input checks: an input that breaks the schema is refused the protocol's way.
 
 Each input breaks the schema in exactly one known way (its mutation kind is in every report).
-AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged.
+AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged. Where
+the protocol's runtime validates the arguments before the tool runs, every finding is a warning
+naming that validation; where it does not, a crash fails, and an exception that is not a crash is
+a warning where the runtime turns it into an error the model sees.
 """
 
 from __future__ import annotations
@@ -9,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Context, Warn, check
-from axm_conformance._checks.results import display, is_programming_error
+from axm_conformance._checks.results import display, is_programming_error, provenance
 from axm_conformance._checks.schema import input_unusable
-from axm_conformance._observation import Call, SubjectInfo
+from axm_conformance._observation import Call, Observation, SubjectInfo
 
 __all__: list[str] = []
 
@@ -25,7 +28,17 @@ __all__: list[str] = []
 )
 def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
     """An input that breaks the schema is refused the protocol's way, never crashed on."""
-    observation = call.observation
+    findings = _findings(subject, call.observation)
+    if subject.invalid_absorber:
+        # The runtime never lets such an input reach the tool: whatever the tool does with it
+        # is a warning.
+        for finding in findings:
+            yield Warn(f"{finding}; {subject.invalid_absorber}")
+    else:
+        yield from findings
+
+
+def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str]:
     if observation.status == "crashed":
         yield observation.crash_detail
         return
@@ -36,10 +49,17 @@ def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) ->
     policy = subject.invalid_policy
     if policy == "result":
         if exception is not None:
-            yield (
-                f"raised {exception.summary()} on an invalid input; the {display(subject.protocol)}"
-                " protocol wants a failed result"
-            )
+            if exception.origin == "other" or not subject.exception_absorber:
+                yield (
+                    f"raised {exception.summary()} on an invalid input; the "
+                    f"{display(subject.protocol)} protocol wants a failed result"
+                )
+            else:
+                # Not a crash: a refusal the runtime turns into an error the model sees.
+                yield Warn(
+                    f"raised {exception.summary()} on an invalid input "
+                    f"({provenance(exception)}); {subject.exception_absorber}"
+                )
             return
         result = observation.result
         assert result is not None

@@ -1,12 +1,18 @@
 """Per-call checks: every call completes, raises only what the protocol allows, and returns a
-result of the protocol's type, consistent, strict JSON, within the output schema and size limit."""
+result of the protocol's type, consistent, strict JSON, within the output schema and size limit.
+
+An exception escaping a valid call fails the tool when it is a crash (its origin, read from the
+traceback, is neither the operating system's refusal nor a ``raise`` in the tool's own code):
+the tool cannot serve the input. Otherwise it fails only where the protocol's runtime does not
+absorb it, and is a warning naming what absorbs it where it does.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks._registry import Context, Warn, check
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import (
     CONTENT_BLOCKS,
@@ -16,7 +22,7 @@ from axm_conformance._observation import (
     SubjectInfo,
 )
 
-__all__ = ["display", "is_programming_error"]
+__all__ = ["crash", "display", "is_programming_error", "provenance"]
 
 _CALLABLE = ("returned", "raised")
 
@@ -31,6 +37,26 @@ def display(protocol: str) -> str:
 
 def is_programming_error(exception: ExceptionInfo) -> bool:
     return any(exception.is_a(name) for name in PROGRAMMING_ERRORS)
+
+
+def provenance(exception: ExceptionInfo) -> str:
+    """Where an exception came from, as a report says it."""
+    place = f" in {exception.raised_in}" if exception.raised_in else ""
+    if exception.origin == "os":
+        return f"a refusal of the operating system interface{place}"
+    if exception.origin == "raise":
+        return f"raised on purpose by the tool's own code{place}"
+    return (
+        f"a crash{place}, neither a refusal of the operating system interface nor raised on "
+        "purpose by the tool's own code"
+    )
+
+
+def crash(summary: str, exception: ExceptionInfo) -> str:
+    """The finding for an exception that shows the tool cannot serve a valid input: whatever
+    the runtime then makes of it, the request the schema promised to serve was not served."""
+    cannot = "the tool cannot serve an input its schema allows"
+    return f"raised {summary}, {provenance(exception)}: {cannot}"
 
 
 @check(
@@ -53,21 +79,25 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
             f"raised {exception.summary()}, a BaseException that would take down the agent "
             "running the tool"
         )
-    elif subject.exception_policy == "never":
-        yield (
-            f"raised {exception.summary()}; the {display(subject.protocol)} protocol wants every "
-            "error, domain errors included, reported as a failed result"
-        )
-    elif subject.exception_policy == "domain" and is_programming_error(exception):
-        yield f"raised {exception.summary()}, a programming error in the tool's code"
     elif subject.exception_policy == "wrapped":
         allowed = subject.allowed_exceptions
+        cause = exception.cause
         if not any(exception.is_a(name) for name in allowed):
             yield f"raised {exception.summary()}; only {' and '.join(allowed)} may escape"
-        elif exception.cause is not None and is_programming_error(exception.cause):
+        elif cause is not None and cause.origin == "other":
+            yield crash(f"{exception.type_name} caused by {cause.summary()}", cause)
+    elif exception.origin == "other":
+        yield crash(exception.summary(), exception)
+    elif subject.exception_policy == "result":
+        if subject.exception_absorber:
+            yield Warn(
+                f"raised {exception.summary()} ({provenance(exception)}); "
+                f"{subject.exception_absorber}"
+            )
+        else:
             yield (
-                f"raised {exception.type_name} caused by {exception.cause.summary()}, "
-                "a programming error in the handler"
+                f"raised {exception.summary()}; the {display(subject.protocol)} protocol wants "
+                "every error, domain errors included, reported as a failed result"
             )
 
 

@@ -6,6 +6,7 @@ raise, so every read here is guarded and reported rather than propagated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Mapping
@@ -19,6 +20,7 @@ from axm_conformance._observation import (
     canonical_json,
     jsonable,
 )
+from axm_conformance._origin import OwnCode, own_code
 
 __all__ = ["Adapter", "Missing", "read", "signature_facts"]
 
@@ -84,12 +86,22 @@ class Adapter:
     # The fields of a "tool-result", each with the type names it may have (() for any JSON).
     result_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
     structured_field: ClassVar[str] = ""
-    exception_policy: ClassVar[str] = "never"
+    # What the protocol makes of an exception escaping a call (see SubjectInfo): "result" (it
+    # wants a failed result), "domain" (raising is its error path) or "wrapped" (the runtime
+    # lets only allowed_exceptions escape, the callable's exception as their cause).
+    exception_policy: ClassVar[str] = "result"
     allowed_exceptions: ClassVar[tuple[str, ...]] = ()
     # How the protocol answers an input that breaks the schema: "result" (a failed result, no
     # exception), "raise" (one of allowed_exceptions) or "refuse" (the caller's validation
     # reports a failure and the tool's code never runs).
     invalid_policy: ClassVar[str] = "result"
+    # What in the protocol's published runtime turns an exception against the protocol into an
+    # error the model sees, and what keeps an input that breaks the schema from the tool: a
+    # finding either absorbs is a warning that names it. "": nothing does.
+    exception_absorber: ClassVar[str] = ""
+    invalid_absorber: ClassVar[str] = ""
+    # Whether the protocol says that the same input gives the same result.
+    promises_determinism: ClassVar[bool] = False
     # Whether the input reaches the tool as keyword arguments (else as one value).
     keyword_call: ClassVar[bool] = False
     # Whether the runtime drops keys the callable does not take (axio does) before calling it.
@@ -118,6 +130,16 @@ class Adapter:
         """Start one call with an input that breaks the schema, as the protocol's caller would."""
         return self.call(input)
 
+    def own_objects(self) -> tuple[Any, ...]:
+        """What the tool's author wrote, whose packages are the tool's own code: the tool's
+        class and its ``execute`` (which a base class in another package may provide)."""
+        return (type(self.obj), read(self.obj, "execute"))
+
+    @functools.cached_property
+    def own_code(self) -> OwnCode:
+        """The files of the tool's own code, read once."""
+        return own_code(obj for obj in self.own_objects() if not isinstance(obj, Missing))
+
     def _info(self, **facts: Any) -> SubjectInfo:
         name = read(self.obj, "name")
         description = facts.pop("description", read(self.obj, "description"))
@@ -134,6 +156,9 @@ class Adapter:
             exception_policy=self.exception_policy,  # type: ignore[arg-type]
             allowed_exceptions=self.allowed_exceptions,
             invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
+            exception_absorber=self.exception_absorber,
+            invalid_absorber=self.invalid_absorber,
+            promises_determinism=self.promises_determinism,
             strips_unknown_keys=self.strips_unknown_keys,
             **facts,
         )

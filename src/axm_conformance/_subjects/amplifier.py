@@ -29,6 +29,13 @@ class AmplifierAdapter(Adapter):
         "metadata": ("dict", "NoneType"),
     }
     structured_field = "output"
+    # amplifier-core's orchestrators (amplifier-module-loop-basic) await execute inside
+    # `except Exception`, emit tool:error and give the model "Error executing tool: ...". They
+    # validate nothing before execute.
+    exception_absorber = (
+        "Amplifier's orchestrator turns an exception escaping execute into an error result "
+        "and a tool:error event; return a failed ToolResult instead"
+    )
 
     def describe(self) -> SubjectInfo:
         execute = read(self.obj, "execute")

@@ -72,6 +72,10 @@ class AxioAdapter(Adapter):
     async def call(self, input: Any) -> Any:
         return await self.obj(**input)
 
+    def own_objects(self) -> tuple[Any, ...]:
+        # The Tool class is the runtime's (unless it is home-grown, in the handler's module).
+        return (read(self.obj, "handler"),)
+
     def payload(self, value: Any) -> tuple[Any, str]:
         """A list of content blocks, which axio's agent passes on as it does a str, is judged as
         the blocks' fields, their bytes in base64 as a model is sent them."""

@@ -1,4 +1,5 @@
-"""AXM tools: ``execute(**input)``, synchronous, returning a ToolResult; nothing may escape."""
+"""AXM tools: ``execute(**input)``, synchronous, returning a ToolResult; nothing should escape,
+and what does is turned into a failed result by the MCP layer."""
 
 from __future__ import annotations
 
@@ -31,6 +32,15 @@ class AXMAdapter(Adapter):
     }
     structured_field = "data"
     keyword_call = True
+    # axm's MCP layer (UPSTREAM) validates the arguments against the input schema, then calls
+    # execute inside `except Exception`, which it answers with a failed result.
+    exception_absorber = (
+        "AXM's MCP layer turns an exception escaping execute into a failed result; "
+        "return a failed ToolResult instead"
+    )
+    invalid_absorber = "AXM's MCP layer validates arguments against the input schema before execute"
+    # The AXM interface: "the tool itself executes deterministically" (seed 000).
+    promises_determinism = True
 
     def describe(self) -> SubjectInfo:
         from axm_runtime.axm import input_schema_for

@@ -1,7 +1,8 @@
 """tool_use entries: ``handler(input)`` with one validated dict, as the registry calls it.
 
-A handler signals a domain error by raising (the registry reports FAILURE), so only programming
-errors and BaseExceptions count against it.
+A handler signals a domain error by raising (the registry reports FAILURE), so only a crash (an
+exception neither the operating system's refusal nor raised on purpose) and BaseExceptions count
+against it.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class ToolUseAdapter(Adapter):
 
     def call(self, input: Any) -> Any:
         return self.obj.handler(input)
+
+    def own_objects(self) -> tuple[Any, ...]:
+        return (read(self.obj, "handler"),)
 
     def call_invalid(self, input: Any) -> Any:
         """Invoke through a reference ``ToolRegistry``, which validates before the handler runs.
