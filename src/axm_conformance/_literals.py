@@ -14,11 +14,11 @@ no empty or blank strings, no strings over 20 characters (messages, mostly) or b
 no booleans, infinities or zero floats. Unlike Hypothesis, small integers are kept (the schema's
 integers are not always drawn near zero), and bytes are given as the text they decode to, since
 a tool receives text and encodes it. The modules read are the one that defines the tool's
-callable, then the other loaded modules of its top-level package, as long as no more than
-512 KiB of source (Hypothesis' limit for one module) has been read and 1024 literals found
-(its limit for one module). The kit's own modules are never read. Parsing
-is Python's own ``ast``, which ``inspect`` has already imported: nothing new is imported into
-the worker.
+callable, the top-level definition that holds the callable first, then the other loaded modules
+of its top-level package, until 512 KiB of source (Hypothesis' limit for one module) has been
+read or 1024 literals found (its limit for one module). The kit's own modules are never read.
+Parsing is Python's own ``ast``, which ``inspect`` has already imported: nothing new is
+imported into the worker.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import functools
 import inspect
 import math
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["LiteralValue", "literals_of"]
@@ -43,9 +44,12 @@ _KIT_PACKAGES = frozenset({"axm_conformance", "axm_runtime"})
 
 
 def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
-    """The literals of the modules behind ``obj``'s callable (its ``execute`` or ``handler``)."""
-    module = _defining_module(obj, callable_name)
-    if module is None:
+    """The literals of the modules behind ``obj``'s callable (its ``execute`` or ``handler``):
+    first those of the module-level definition that holds the callable (its function, or its
+    class with the helper methods), then the rest of that module, then the package's."""
+    target = _callable(obj, callable_name)
+    module = getattr(target, "__module__", None)
+    if not isinstance(module, str) or module not in sys.modules:
         return ()
     top = module.partition(".")[0]
     if top in _KIT_PACKAGES:
@@ -55,12 +59,13 @@ def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
         for name in list(sys.modules)
         if name != module and (name == top or name.startswith(top + "."))
     ]
+    line = _first_line(target)
     found: dict[tuple[type, LiteralValue], LiteralValue] = {}
     budget = _MAX_SOURCE_BYTES
     for name in (module, *package):
-        literals, size = _module_literals(getattr(sys.modules.get(name), "__file__", None))
-        budget -= size
-        for value in literals:
+        read = _module_literals(getattr(sys.modules.get(name), "__file__", None))
+        budget -= read.size
+        for value in read.ordered(line if name == module else 0):
             found.setdefault((type(value), value), value)
             if len(found) >= _MAX_LITERALS:
                 return tuple(found.values())
@@ -69,43 +74,71 @@ def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
     return tuple(found.values())
 
 
-def _defining_module(obj: Any, callable_name: str) -> str | None:
-    """The name of the module whose code runs when the tool is called."""
+def _callable(obj: Any, callable_name: str) -> Any:
+    """The function (or class) whose code runs when the tool is called; None if unreadable."""
     try:
         target = getattr(obj, callable_name, obj)
         target = getattr(target, "__func__", target)  # a bound method
         target = getattr(target, "func", target)  # a functools.partial
-        target = inspect.unwrap(target)
-        name = getattr(target, "__module__", None)
-        if not isinstance(name, str):
-            name = type(target).__module__
+        return inspect.unwrap(target)
     except Exception:  # a stranger's object: any read may raise
         return None
-    return name if name in sys.modules else None
+
+
+def _first_line(target: Any) -> int:
+    """The line the callable's code starts on (0 when it has no Python code)."""
+    code = getattr(target, "__code__", None)
+    if code is None and isinstance(target, type):  # a handler class: its __call__
+        code = getattr(vars(target).get("__call__"), "__code__", None)
+    line = getattr(code, "co_firstlineno", 0)
+    return line if isinstance(line, int) else 0
+
+
+@dataclass(frozen=True)
+class _Module:
+    """A module's literals with the line of each, the line spans of its top-level statements,
+    and the size of its source (0 when it was not read)."""
+
+    literals: tuple[tuple[int, LiteralValue], ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()
+    size: int = 0
+
+    def ordered(self, line: int) -> list[LiteralValue]:
+        """Its literals, those of the top-level statement holding ``line`` first."""
+        span = next(((a, b) for a, b in self.spans if a <= line <= b), (0, -1))
+        inside = [value for at, value in self.literals if span[0] <= at <= span[1]]
+        return inside + [value for _, value in self.literals]
 
 
 @functools.lru_cache(maxsize=256)
-def _module_literals(path: str | None) -> tuple[tuple[LiteralValue, ...], int]:
-    """A module's literals and the size of its source (0 when it was not read)."""
+def _module_literals(path: str | None) -> _Module:
     if not path or not path.endswith(".py"):
-        return (), 0
+        return _Module()
     try:
         with open(path, "rb") as file:
             source = file.read(_MAX_SOURCE_BYTES + 1)
         if len(source) > _MAX_SOURCE_BYTES:
-            return (), 0
+            return _Module()
+        tree = ast.parse(source)
         visitor = _Literals()
-        visitor.visit(ast.parse(source))
+        visitor.visit(tree)
     except Exception:  # unreadable, not Python, too deep for the parser
-        return (), 0
-    return tuple(visitor.found), len(source)
+        return _Module()
+    return _Module(tuple(visitor.found), tuple(_span(node) for node in tree.body), len(source))
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    """The lines of a top-level statement, its decorators included."""
+    decorators = getattr(node, "decorator_list", ())
+    return min([node.lineno, *(d.lineno for d in decorators)]), node.end_lineno or node.lineno
 
 
 class _Literals(ast.NodeVisitor):
     """Collects literals in source order, as Hypothesis' ``ConstantVisitor`` does."""
 
     def __init__(self) -> None:
-        self.found: list[LiteralValue] = []
+        self.found: list[tuple[int, LiteralValue]] = []
+        self.line = 0
 
     def add(self, value: object) -> None:
         if isinstance(value, bool) or value is None or value is Ellipsis:
@@ -113,18 +146,18 @@ class _Literals(ast.NodeVisitor):
         if isinstance(value, bytes):
             text = _text(value)
             if 0 < len(value) <= _MAX_BYTES and not text.isspace():
-                self.found.append(text)
+                self.found.append((self.line, text))
         elif isinstance(value, str):
             if value and not value.isspace() and len(value) <= _MAX_TEXT:
-                self.found.append(value)
+                self.found.append((self.line, value))
         elif isinstance(value, complex):
             self.add(value.imag)
             self.add(value.real)
         elif isinstance(value, float):
             if math.isfinite(value) and value != 0.0:
-                self.found.append(value)
+                self.found.append((self.line, value))
         elif isinstance(value, int):
-            self.found.append(value)
+            self.found.append((self.line, value))
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
         operand = node.operand
@@ -134,6 +167,7 @@ class _Literals(ast.NodeVisitor):
             and isinstance(operand.value, int | float | complex)
             and not isinstance(operand.value, bool)
         ):
+            self.line = node.lineno
             self.add(-operand.value)
             return
         self.generic_visit(node)
@@ -147,6 +181,7 @@ class _Literals(ast.NodeVisitor):
         return  # an f-string: its parts are rarely values the code compares with
 
     def visit_Constant(self, node: ast.Constant) -> None:
+        self.line = node.lineno
         self.add(node.value)
 
 

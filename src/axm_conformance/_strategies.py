@@ -286,6 +286,7 @@ _LARGE_NEGATIVE: Final = -1_000_000_000
 # One leaf value in this many is drawn from the hints (with hints): not the first value, so that
 # shrinking, which favours lower choices, leaves a hint in only where the failure needs it.
 _HINT_ODDS: Final = 8
+_HINT_CHOICE: Final = st.integers(0, _HINT_ODDS - 1)
 _MISSING: Final[Any] = object()  # "no simplest value here"
 
 _SCALARS: Final = (
@@ -427,6 +428,8 @@ _HINT_NOTES: Final = {
     "source-literal": "a literal in the tool's source",
     "schema-example": "a value the schema names",
 }
+# Keywords whose values are values of the schema's instances, not schema.
+_NAMING: Final = frozenset({"examples", "default", "const", "enum"})
 # How a boundary example taken from the schema's examples or default ends its label.
 _OFFERED_LABELS: Final = ("(from examples)", "(from default)")
 
@@ -1561,9 +1564,38 @@ class _Document:
         for sub, _ in _subschemas(self.root.schema):
             if isinstance(sub, dict):
                 found += [value for value, _ in _offered(sub)]
-                found += sub.get("enum", []) if isinstance(sub.get("enum"), list) else []
+                found += sub["enum"] if isinstance(sub.get("enum"), list) else []
                 found += [sub["const"]] if "const" in sub else []
         return tuple(value for value in found if _kind_of(value) in ("string", "integer", "number"))
+
+    @cached_property
+    def _words(self) -> frozenset[str]:
+        """The words of the schema's own structure: keywords, property names, types, formats,
+        patterns, titles, descriptions (not the values it names: see `_named`)."""
+        found: set[str] = set()
+
+        def walk(node: Any) -> None:
+            if isinstance(node, str):
+                found.add(node)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+            elif isinstance(node, dict):
+                found.update(key for key in node if isinstance(key, str))
+                for key, item in node.items():
+                    if key not in _NAMING:
+                        walk(item)
+
+        walk(self.root.schema)
+        return frozenset(found)
+
+    def _usable(self, hints: Hints) -> list[tuple[str, Any]]:
+        """The hints and the values the schema names, without the words of the schema: a
+        tool that declares its schema in its source has them among its literals, and the
+        schema already says where they go."""
+        words = self._words
+        given = [(source, value) for source, value in hints.values if value not in words]
+        return given + [("schema-example", value) for value in self._named]
 
     def _leaf_hints(self, kind: str) -> list[tuple[str, tuple[Any, ...]]]:
         """Per source, the hints a leaf of `kind` may take: numbers with their neighbours."""
@@ -1571,8 +1603,7 @@ class _Document:
         key = (self._hints, kind)
         if key not in self._hint_pools:
             found: dict[str, dict[str, Any]] = {}
-            named = (("schema-example", value) for value in self._named)
-            for source, hint in (*self._hints.values, *named):
+            for source, hint in self._usable(self._hints):
                 for value in _near(hint) if kind != "string" else (hint,):
                     if _kind_of(value) == kind:
                         found.setdefault(source, {})[_canonical(value)] = value
@@ -1603,13 +1634,15 @@ class _Document:
         """`built`, one value in _HINT_ODDS replaced by one from `pools` (a source, then one of
         its values), or with `splice` by generated text with one inserted; where `accepts`."""
         drawn = self._drawn
+        # Built once: making strategies while drawing costs more than drawing from them.
+        sources = st.sampled_from([(source, st.sampled_from(values)) for source, values in pools])
 
         @st.composite
         def draw_mixed(draw: st.DrawFn) -> Any:
-            if draw(st.integers(0, _HINT_ODDS - 1)) < _HINT_ODDS - 1:
+            if draw(_HINT_CHOICE) < _HINT_ODDS - 1:
                 return draw(built)
-            source, values = draw(st.sampled_from(pools))
-            value = draw(st.sampled_from(values))
+            source, values = draw(sources)
+            value = draw(values)
             if splice and draw(st.booleans()):
                 around = draw(built)
                 at = draw(st.integers(0, len(around)))
@@ -1634,8 +1667,7 @@ class _Document:
         for base in (self.simplest(root), self.simplest(root, fill=True)):
             for path, alts in self._scalars(root, base, ()) if base is not _MISSING else ():
                 places.setdefault(path, (base, alts))
-        named = tuple(("schema-example", value) for value in self._named)
-        ordered = sorted((*hints.values, *named), key=lambda hint: _HINT_SOURCES.index(hint[0]))
+        ordered = sorted(self._usable(hints), key=lambda hint: _HINT_SOURCES.index(hint[0]))
         values = [(source, (_near(value) or (value,))[0], "") for source, value in ordered]
         values += [
             (source, near, f"next to {_short(value)}, ")

@@ -364,6 +364,14 @@ def test_hinted_inputs_put_each_hint_in_each_place_it_fits() -> None:
     assert len(hinted_inputs(PAGINATION, HINTS, limit=5)) == 5
 
 
+def test_the_schema_own_words_are_not_hints() -> None:
+    """A tool that declares its schema in its source has the schema's words among its literals:
+    property names, keywords and types are not put anywhere."""
+    words = Hints.of({"source-literal": ["query", "maxLength", "string", "limit", "zebra"]})
+    placed = {e.value.get("query") for e in hinted_inputs(PAGINATION, words, 100)}
+    assert "zebra" in placed and not placed & {"query", "maxLength", "string", "limit"}
+
+
 def test_values_the_schema_names_are_hints_too() -> None:
     """Without any given hints, the examples, defaults and enum values of the schema are used
     elsewhere in it, and a location's own examples are drawn there."""
