@@ -14,11 +14,11 @@ no empty or blank strings, no strings over 20 characters (messages, mostly) or b
 no booleans, infinities or zero floats. Unlike Hypothesis, small integers are kept (the schema's
 integers are not always drawn near zero), and bytes are given as the text they decode to, since
 a tool receives text and encodes it. The modules read are the one that defines the tool's
-callable, the top-level definition that holds the callable first, then the other loaded modules
-of its top-level package, until 512 KiB of source (Hypothesis' limit for one module) has been
-read or 1024 literals found (its limit for one module). The kit's own modules are never read.
-Parsing is Python's own ``ast``, which ``inspect`` has already imported: nothing new is
-imported into the worker.
+callable (the top-level definition that holds the callable first, then those defining the names
+it reads, and so on), then the other loaded modules of its top-level package, until 512 KiB of
+source (Hypothesis' limit for one module) has been read or 1024 literals found (its limit for one
+module). The kit's own modules are never read. Parsing is Python's own ``ast``, which
+``inspect`` has already imported: nothing new is imported into the worker.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ _KIT_PACKAGES = frozenset({"axm_conformance", "axm_runtime"})
 def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
     """The literals of the modules behind ``obj``'s callable (its ``execute`` or ``handler``):
     first those of the module-level definition that holds the callable (its function, or its
-    class with the helper methods), then the rest of that module, then the package's."""
+    class with the helper methods) and of the module-level names it reads, then the rest of
+    that module, then the package's."""
     target = _callable(obj, callable_name)
     module = getattr(target, "__module__", None)
     if not isinstance(module, str) or module not in sys.modules:
@@ -95,19 +96,37 @@ def _first_line(target: Any) -> int:
 
 
 @dataclass(frozen=True)
-class _Module:
-    """A module's literals with the line of each, the line spans of its top-level statements,
-    and the size of its source (0 when it was not read)."""
+class _Statement:
+    """A top-level statement: its lines, its literals, the names it defines and reads."""
 
-    literals: tuple[tuple[int, LiteralValue], ...] = ()
-    spans: tuple[tuple[int, int], ...] = ()
+    first: int
+    last: int
+    literals: tuple[LiteralValue, ...]
+    defines: frozenset[str]
+    reads: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Module:
+    """A module's top-level statements and the size of its source (0 when it was not read)."""
+
+    statements: tuple[_Statement, ...] = ()
     size: int = 0
 
     def ordered(self, line: int) -> list[LiteralValue]:
-        """Its literals, those of the top-level statement holding ``line`` first."""
-        span = next(((a, b) for a, b in self.spans if a <= line <= b), (0, -1))
-        inside = [value for at, value in self.literals if span[0] <= at <= span[1]]
-        return inside + [value for _, value in self.literals]
+        """Its literals: first those of the statement holding ``line`` and of the statements
+        defining the names it reads, and so on (what runs when the callable does, as far as
+        names tell), then the others, each statement's in source order."""
+        statements = self.statements
+        reached = [i for i, s in enumerate(statements) if s.first <= line <= s.last]
+        seen = set(reached)
+        for index in reached:  # grows while it is walked: breadth first
+            reads = statements[index].reads
+            found = [i for i, s in enumerate(statements) if i not in seen and s.defines & reads]
+            reached += found
+            seen.update(found)
+        order = reached + [i for i in range(len(statements)) if i not in seen]
+        return [value for index in order for value in statements[index].literals]
 
 
 @functools.lru_cache(maxsize=256)
@@ -119,26 +138,39 @@ def _module_literals(path: str | None) -> _Module:
             source = file.read(_MAX_SOURCE_BYTES + 1)
         if len(source) > _MAX_SOURCE_BYTES:
             return _Module()
-        tree = ast.parse(source)
-        visitor = _Literals()
-        visitor.visit(tree)
+        statements = tuple(_statement(node) for node in ast.parse(source).body)
     except Exception:  # unreadable, not Python, too deep for the parser
         return _Module()
-    return _Module(tuple(visitor.found), tuple(_span(node) for node in tree.body), len(source))
+    return _Module(statements, len(source))
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
-    """The lines of a top-level statement, its decorators included."""
+def _statement(node: ast.stmt) -> _Statement:
+    visitor = _Literals()
+    visitor.visit(node)
     decorators = getattr(node, "decorator_list", ())
-    return min([node.lineno, *(d.lineno for d in decorators)]), node.end_lineno or node.lineno
+    first = min([node.lineno, *(d.lineno for d in decorators)])
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        defines = {node.name}
+    else:
+        targets = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+        defines = {n.id for n in targets if isinstance(n.ctx, ast.Store)}
+    reads = {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    return _Statement(
+        first,
+        node.end_lineno or node.lineno,
+        tuple(visitor.found),
+        frozenset(defines),
+        frozenset(reads),
+    )
 
 
 class _Literals(ast.NodeVisitor):
     """Collects literals in source order, as Hypothesis' ``ConstantVisitor`` does."""
 
     def __init__(self) -> None:
-        self.found: list[tuple[int, LiteralValue]] = []
-        self.line = 0
+        self.found: list[LiteralValue] = []
 
     def add(self, value: object) -> None:
         if isinstance(value, bool) or value is None or value is Ellipsis:
@@ -146,18 +178,18 @@ class _Literals(ast.NodeVisitor):
         if isinstance(value, bytes):
             text = _text(value)
             if 0 < len(value) <= _MAX_BYTES and not text.isspace():
-                self.found.append((self.line, text))
+                self.found.append(text)
         elif isinstance(value, str):
             if value and not value.isspace() and len(value) <= _MAX_TEXT:
-                self.found.append((self.line, value))
+                self.found.append(value)
         elif isinstance(value, complex):
             self.add(value.imag)
             self.add(value.real)
         elif isinstance(value, float):
             if math.isfinite(value) and value != 0.0:
-                self.found.append((self.line, value))
+                self.found.append(value)
         elif isinstance(value, int):
-            self.found.append((self.line, value))
+            self.found.append(value)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
         operand = node.operand
@@ -167,7 +199,6 @@ class _Literals(ast.NodeVisitor):
             and isinstance(operand.value, int | float | complex)
             and not isinstance(operand.value, bool)
         ):
-            self.line = node.lineno
             self.add(-operand.value)
             return
         self.generic_visit(node)
@@ -181,7 +212,6 @@ class _Literals(ast.NodeVisitor):
         return  # an f-string: its parts are rarely values the code compares with
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        self.line = node.lineno
         self.add(node.value)
 
 

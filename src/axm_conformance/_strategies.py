@@ -1657,16 +1657,20 @@ class _Document:
     def placed(self, hints: Hints, limit: int) -> list[Example]:
         """Up to `limit` valid inputs, each a base input with one hint put at one place.
 
-        The bases are the simplest input and the one with every optional property; the places
-        their scalar values not fixed by enum or const. Each hint goes to every place that
-        allows it before the next hint is tried: the hints in `SOURCES` order, the schema's
-        named values last, then the neighbours of each number (one apart, or the next floats).
+        The places are the scalar values, not fixed by enum or const, of the simplest input and
+        of the one with every optional property; each is changed in the simplest input that has
+        it (an optional property is added alone where the schema allows). Each hint goes to
+        every place that allows it before the next hint is tried: the hints in `SOURCES` order,
+        the schema's named values last, then the neighbours of each number (one apart, or the
+        next floats).
         """
         root = (self.root,)
+        baseline = self.simplest(root)
         places: dict[_Path, tuple[Any, list[_Facts]]] = {}
-        for base in (self.simplest(root), self.simplest(root, fill=True)):
+        for base in (baseline, self.simplest(root, fill=True)):
             for path, alts in self._scalars(root, base, ()) if base is not _MISSING else ():
-                places.setdefault(path, (base, alts))
+                if path not in places:
+                    places[path] = (self._holding(baseline, base, path), alts)
         ordered = sorted(self._usable(hints), key=lambda hint: _HINT_SOURCES.index(hint[0]))
         values = [(source, (_near(value) or (value,))[0], "") for source, value in ordered]
         values += [
@@ -1690,6 +1694,14 @@ class _Document:
                 label = f"{_where(path)} = {_short(value)} ({near}{_HINT_NOTES[source]})"
                 out.append(Example(candidate, label, source))
         return out
+
+    def _holding(self, baseline: Any, base: Any, path: _Path) -> Any:
+        """The baseline with the property of `base` that holds `path` added, when that is
+        valid: one change at a time, as the boundary inputs make them; else `base`."""
+        if base is baseline or not isinstance(baseline, dict) or not path:
+            return base
+        smaller = {**baseline, path[0]: base[path[0]]}
+        return smaller if self.validator.is_valid(smaller) else base
 
     def _scalars(
         self, conj: tuple[_Node, ...], value: Any, path: _Path

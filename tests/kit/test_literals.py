@@ -14,6 +14,7 @@ from axm_conformance._literals import literals_of
 SOURCE = '''
 """Module docstring: not a literal."""
 
+UNUSED = {"zzz": 9}
 MODES = {"csv": 1, "tsv": 2}
 LIMIT = -250
 RATIO = 0.75
@@ -44,24 +45,15 @@ def test_literals_follow_hypothesis_rules(module: Any) -> None:
     strings, zero floats, and the imaginary part of a complex number on its own."""
     found = literals_of(module, "handler")
     assert sorted(map(repr, found)) == sorted(
-        map(repr, ("csv", "tsv", 1, 2, -250, 0.75, "--", "%PDF", 3.0, "x"))
+        map(repr, ("zzz", 9, "csv", "tsv", 1, 2, -250, 0.75, "--", "%PDF", 3.0, "x"))
     )
 
 
 def test_the_callable_literals_come_first(module: Any) -> None:
-    """Those of the definition that holds the callable, in source order, then the module's."""
-    assert literals_of(module, "handler") == (
-        "csv",
-        "--",
-        "%PDF",
-        3.0,
-        "x",
-        "tsv",
-        1,
-        2,
-        -250,
-        0.75,
-    )
+    """Those of the definition that holds the callable, in source order, then those of the
+    module-level names it reads, then the rest of the module's."""
+    found = literals_of(module, "handler")
+    assert found == ("csv", "--", "%PDF", 3.0, "x", "tsv", 1, 2, "zzz", 9, -250, 0.75)
 
 
 def test_the_module_read_is_the_one_defining_the_callable(module: Any) -> None:
