@@ -50,6 +50,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache, partial, reduce
+from operator import attrgetter
 from typing import Any, Final, NamedTuple
 from urllib.parse import quote
 
@@ -283,10 +284,12 @@ _NON_ASCII: Final = "Zürich — 東京 🚀"
 _LONG_LENGTH: Final = 10_000
 _PATTERN_LENGTHS: Final = 256  # lengths tried when looking for text that matches a pattern
 _LARGE_NEGATIVE: Final = -1_000_000_000
-# One leaf value in this many is drawn from the hints (with hints): not the first value, so that
-# shrinking, which favours lower choices, leaves a hint in only where the failure needs it.
-_HINT_ODDS: Final = 8
-_HINT_CHOICE: Final = st.integers(0, _HINT_ODDS - 1)
+# One input in this many takes values from the hints (with hints), and in such an input each
+# string or number does with even odds: most inputs are left as the schema alone makes them, and
+# those that are not combine hints. Taking hints is never the first choice, so that shrinking,
+# which favours first choices, keeps a hint only where the failure needs it.
+_HINTED_INPUTS: Final = 4
+_HINTED_INPUT: Final = st.integers(0, _HINTED_INPUTS - 1)
 _MISSING: Final[Any] = object()  # "no simplest value here"
 
 _SCALARS: Final = (
@@ -1538,18 +1541,29 @@ class _Document:
         """Valid values with `hints` mixed in, and the same values as Examples with a source."""
         found = self._hinted.get(hints)
         if found is None:
+            plain = self.strategy((self.root,))
             with self._hinting(hints):
-                built = self.strategy((self.root,))
-            assert not isinstance(built, _Empty)  # hints change values, never alternatives
+                mixed = self.strategy((self.root,))
+            # hints change values, never alternatives
+            assert not isinstance(plain, _Empty) and not isinstance(mixed, _Empty)
             drawn = self._drawn
 
-            @st.composite
-            def fresh(draw: st.DrawFn) -> Any:
-                drawn.clear()  # each attempt, so that a value the filter drops is not counted
-                return draw(built)
+            def kept(value: Any) -> bool:
+                if self._kept(value):
+                    return True
+                drawn.clear()  # the filter draws again: what this attempt took does not count
+                return False
 
-            valid = fresh().filter(self._kept)
-            examples = valid.map(lambda value: Example(value, "", self.source()))
+            both = (self.valid, mixed.filter(kept))
+
+            @st.composite
+            def draw_example(draw: st.DrawFn) -> Example:
+                drawn.clear()
+                value = draw(both[draw(_HINTED_INPUT) == _HINTED_INPUTS - 1])
+                return Example(value, "", self.source())
+
+            examples = draw_example()
+            valid = examples.map(attrgetter("value"))
             found = self._hinted[hints] = (valid, examples)
         return found
 
@@ -1631,15 +1645,16 @@ class _Document:
         *,
         splice: bool = False,
     ) -> _Strategy:
-        """`built`, one value in _HINT_ODDS replaced by one from `pools` (a source, then one of
-        its values), or with `splice` by generated text with one inserted; where `accepts`."""
+        """`built`, or one time in two a value from `pools` (a source, then one of its values),
+        with `splice` maybe inserted into drawn text; where `accepts` allows it. Only inputs
+        that take hints are drawn from such strategies (see _HINTED_INPUTS)."""
         drawn = self._drawn
         # Built once: making strategies while drawing costs more than drawing from them.
         sources = st.sampled_from([(source, st.sampled_from(values)) for source, values in pools])
 
         @st.composite
         def draw_mixed(draw: st.DrawFn) -> Any:
-            if draw(_HINT_CHOICE) < _HINT_ODDS - 1:
+            if not draw(st.booleans()):
                 return draw(built)
             source, values = draw(sources)
             value = draw(values)
@@ -2224,8 +2239,8 @@ def discarded_count(schema: Any) -> int:
 def valid_inputs(schema: Any, hints: Hints | None = None) -> _Strategy:
     """A strategy of JSON values valid against `schema` (JSON Schema 2020-12).
 
-    With `hints`, one leaf value in 8 or so is taken from them (or from the values the schema
-    names) where the schema allows it; text may also get one spliced in.
+    With `hints`, one value in 4 takes about half its strings and numbers from them (or from the
+    values the schema names) where the schema allows it; text may get one spliced in.
     Raises InvalidSchemaError, UnsupportedSchemaError or UnsatisfiableSchemaError at once.
     """
     document = _document(schema)

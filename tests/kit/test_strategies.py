@@ -354,7 +354,7 @@ def test_hinted_inputs_put_each_hint_in_each_place_it_fits() -> None:
     assert labels['tags[0] = "sub/dir/todo.md" (a file in the working directory)']
     assert labels["""query = "--" (a literal in the tool's source)"""].source == "source-literal"
     assert labels["offset = 3 (a literal in the tool's source)"].value["offset"] == 3
-    assert "limit = 100 (a literal in the tool's source)" in labels
+    assert "limit = 100 (a literal in the tool's source)" not in labels  # a boundary already
     assert "limit = 99 (next to 100, a literal in the tool's source)" in labels
     assert "limit = 101 (next to 100, a literal in the tool's source)" not in labels  # maximum
     assert not [label for label in labels if "-7" in label.split("(")[0]]  # minimum 0
