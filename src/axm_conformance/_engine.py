@@ -429,10 +429,8 @@ def _fuzz(
             try:
                 valid, boundary = valid_inputs(schema, hints), boundary_inputs(schema)
                 invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
-                drawn, placed = (
-                    generated_inputs(schema, hints),
-                    hinted_inputs(schema, hints, settings.examples),
-                )
+                drawn = generated_inputs(schema, hints)
+                placed = hinted_inputs(schema, hints, settings.examples)
             except ValueError as exc:
                 raise _NotRunnable(
                     f"no valid input can be generated from the input schema: {exc}"
