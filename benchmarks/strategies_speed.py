@@ -2,8 +2,11 @@
 
 Run with ``python benchmarks/strategies_speed.py [examples]``. Each row draws the given number of
 examples through Hypothesis' own engine (generate phase only, no database), which is what a
-certification run pays; the first, building, call is timed apart. `from_schema` is measured where
-it can draw: with current Hypothesis it fails on every object.
+certification run pays; the first, building, call is timed apart. `hinted` is what the kit
+draws: valid inputs with hints mixed in (the literals of the benchmark tools' module, two worker
+files), and `placed ms` the time to make the deterministic inputs that put each hint in each
+place (up to 100). `from_schema` is measured where it can draw: with current Hypothesis it fails
+on every object.
 """
 
 from __future__ import annotations
@@ -19,11 +22,25 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from axm_conformance._strategies import invalid_inputs, valid_inputs
+from axm_conformance._literals import literals_of
+from axm_conformance._strategies import (
+    Hints,
+    generated_inputs,
+    hinted_inputs,
+    invalid_inputs,
+    valid_inputs,
+)
 
 # The object schemas are those of the benchmark's tools (fixtures/bench_tools.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from bench_tools import ORDER_INPUT, PLAN_INPUT, SEARCH_INPUT
+from bench_tools import ORDER_INPUT, PLAN_INPUT, SEARCH_INPUT, EchoTool
+
+HINTS = Hints.of(
+    {
+        "worker-file": ["notes.txt", "data/todo.md"],
+        "source-literal": literals_of(EchoTool(), "execute"),
+    }
+)
 
 SCALARS: dict[str, Any] = {
     "string with pattern": {"type": "string", "pattern": r"^[a-z]{2,8}-\d{1,4}$"},
@@ -62,8 +79,11 @@ def main(examples: int) -> None:
         ("wide object (30 properties)", PLAN_INPUT, True),
         *((name, schema, False) for name, schema in SCALARS.items()),
     ]
-    print(f"{examples} examples per row, examples/second")
-    header = f"{'schema':<30} {'build ms':>9} {'valid':>10} {'invalid':>10} {'from_schema':>12}"
+    print(f"{examples} examples per row, examples/second; {len(HINTS.values)} hints")
+    header = (
+        f"{'schema':<30} {'build ms':>9} {'valid':>10} {'invalid':>10} {'placed ms':>10} "
+        f"{'hinted':>10} {'from_schema':>12}"
+    )
     print(header)
     print("-" * len(header))
     for name, schema, is_object in rows:
@@ -72,8 +92,15 @@ def main(examples: int) -> None:
         build = (time.perf_counter() - start) * 1000
         ours = timed(partial(valid_inputs, schema), examples)
         broken = timed(partial(invalid_inputs, schema), examples) if is_object else "-"
+        start = time.perf_counter()
+        hinted_inputs(schema, HINTS, 100)
+        placed = (time.perf_counter() - start) * 1000
+        hinted = timed(partial(generated_inputs, schema, HINTS), examples)
         theirs = timed(partial(from_schema, schema), examples)
-        print(f"{name:<30} {build:>9.1f} {ours:>10} {broken:>10} {theirs:>12}")
+        print(
+            f"{name:<30} {build:>9.1f} {ours:>10} {broken:>10} {placed:>10.1f} {hinted:>10} "
+            f"{theirs:>12}"
+        )
 
 
 if __name__ == "__main__":

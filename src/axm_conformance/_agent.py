@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance._inotify import open_events
+from axm_conformance._literals import literals_of
 from axm_conformance._observation import (
     ExceptionInfo,
     Observation,
@@ -147,7 +148,9 @@ def describe_all(state: ToolState | list[SubjectInfo]) -> list[SubjectInfo]:
 
 
 def _described(adapter: Adapter) -> SubjectInfo:
-    return dataclasses.replace(adapter.describe(), distribution=_distribution(adapter.obj))
+    info = adapter.describe()
+    literals = literals_of(adapter.obj, info.callable_name) if info.callable_present else ()
+    return dataclasses.replace(info, distribution=_distribution(adapter.obj), literals=literals)
 
 
 def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState:

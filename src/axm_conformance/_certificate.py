@@ -80,6 +80,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "invalid_inputs": outcome.invalid_inputs,
             "discarded": outcome.discarded,
             "keywords": list(outcome.keywords),
+            "sources": dict(outcome.sources),
             "duration": round(outcome.duration, 6),
             "failure": failure,
         },

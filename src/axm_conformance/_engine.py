@@ -1,10 +1,12 @@
 """The engine: certify one tool by running every selected check, sharing calls between them.
 
 Static checks read the tool's description. Per-call checks all judge the same calls: each input
-(the boundary examples, then the inputs Hypothesis generates) is sent once to the tool's worker,
-and every per-call check judges the observation. Generation is the expensive part of a run, so an
-input is drawn once per tool, not once per check. Each check keeps its own first failure, which is
-then shrunk on its own, so one defect never hides another.
+(the boundary examples, then each hint put in each place, then the inputs Hypothesis generates
+with the hints mixed in) is sent once to the tool's worker, and every per-call check judges the
+observation. The hints are what may reach the tool's domain beyond the schema: the literals of
+its source, the names of its worker files, the values its schema names. Generation is the
+expensive part of a run, so an input is drawn once per tool, not once per check. Each check keeps
+its own first failure, which is then shrunk on its own, so one defect never hides another.
 """
 
 from __future__ import annotations
@@ -39,9 +41,14 @@ from axm_conformance._observation import (
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
+    SOURCES,
+    Example,
+    Hints,
     Mutation,
     boundary_inputs,
     discarded_count,
+    generated_inputs,
+    hinted_inputs,
     invalid_examples,
     invalid_inputs,
     keywords_exercised,
@@ -58,9 +65,6 @@ _MAX_CRASHES = 3
 _SHRINK_BUDGET = 15.0
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
-# Generated valid inputs, spread over the run, that the worker files' names are put into
-# (--axm-worker-files).
-_FILE_BASES = 20
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
 ADVERSARIAL_STRINGS = (
     "../../../../etc/passwd",
@@ -107,6 +111,8 @@ class _Run:
     failure: tuple[Call, tuple[str, ...]] | None = None
     notes: list[str] = field(default_factory=list)
     keywords: set[str] = field(default_factory=set)
+    # The examples judged, by where their values came from (see _strategies.SOURCES).
+    sources: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -118,6 +124,8 @@ class _Session:
     settings: Settings
     valid: SearchStrategy[Any]
     invalid: SearchStrategy[Mutation]
+    # The valid inputs as Examples that name their source (what `valid` draws, with it).
+    drawn: SearchStrategy[Example]
     # Calls that hung or killed the worker, by feed: each feed gets its own allowance, so that
     # a tool that hangs on valid inputs is still probed (on a fresh worker) for the rest.
     crashes: dict[str, int] = field(default_factory=dict)
@@ -130,8 +138,6 @@ class _Session:
     deadline: float = math.inf
     exhausted: bool = False
     finished: set[str] = field(default_factory=set)
-    # With --axm-worker-files, the generated valid objects (some get the files' names put in).
-    generated: list[dict[str, Any]] = field(default_factory=list)
     # The errors calls ended in, by feed: how often each, and one message it came with.
     errors: dict[str, Counter[str]] = field(default_factory=dict)
     error_messages: dict[str, str] = field(default_factory=dict)
@@ -189,8 +195,11 @@ class _Session:
             return f"the process running the tool ran out of memory: {crash.detail}"
         return crash.detail
 
-    def judge(self, value: Any, label: str, *, feed: str = "valid") -> None:
-        """Make one call and let every check fed by ``feed`` judge it."""
+    def judge(
+        self, value: Any, label: str, *, feed: str = "valid", source: str = "generated"
+    ) -> None:
+        """Make one call and let every check fed by ``feed`` judge it; ``source`` says where
+        the input came from (see _strategies.SOURCES)."""
         runs = [run for run in self.runs if run.check.feed == feed]
         if not runs or (feed, repr(value)) in self.replayed:
             return
@@ -208,16 +217,15 @@ class _Session:
             error, message = _ended_in(call.observation.exception)
             self.errors.setdefault(feed, Counter())[error] += 1
             self.error_messages.setdefault(error, message)
-        exercised = (
-            keywords_exercised(self.subject.input_schema, value)
-            if feed in ("valid", "invalid")
-            else frozenset()
-        )
+        fuzzed = feed in ("valid", "invalid")  # not a probe
+        exercised = keywords_exercised(self.subject.input_schema, value) if fuzzed else frozenset()
         for run in runs:
             if status not in run.check.considers:
                 continue
             run.examples += 1
             run.keywords |= exercised
+            if fuzzed:
+                run.sources[source] = run.sources.get(source, 0) + 1
             found = tuple(run.check.function(self.subject, call, self.context))
             run.notes.extend(item for item in found if isinstance(item, Note))
             violations = tuple(item for item in found if not isinstance(item, Note))
@@ -228,7 +236,11 @@ class _Session:
                 run.failure = (call, violations)
 
     def judge_mutation(self, mutation: Mutation) -> None:
-        self.judge(mutation.value, _mutation_label(mutation), feed="invalid")
+        label = _mutation_label(mutation)
+        self.judge(mutation.value, label, feed="invalid", source=mutation.source)
+
+    def judge_example(self, example: Example, label: str) -> None:
+        self.judge(example.value, label, source=example.source)
 
     def violations(self, check: Check, call: Call) -> tuple[str, ...]:
         if call.observation.status not in check.considers:
@@ -255,14 +267,12 @@ class _Session:
             suppress_health_check=list(HealthCheck),
             verbosity=Verbosity.quiet,
         )
-        @hypothesis.given(self.invalid if invalid else self.valid)
+        @hypothesis.given(self.invalid if invalid else self.drawn)
         def generated(case: Any) -> None:
             if invalid:
                 self.judge_mutation(case)
-                return
-            if self.settings.worker_files is not None and isinstance(case, dict):
-                self.generated.append(case)
-            self.judge(case, "")
+            else:
+                self.judge_example(case, "")
 
         with contextlib.suppress(_Stop):
             generated()
@@ -547,9 +557,14 @@ def _fuzz(
     with worker:
         try:
             schema = subject.input_schema
+            hints = Hints.of(
+                {"worker-file": _worker_file_names(settings), "source-literal": subject.literals}
+            )
             try:
-                valid, boundary = valid_inputs(schema), boundary_inputs(schema)
-                invalid, mutations = invalid_inputs(schema), invalid_examples(schema)
+                valid, boundary = valid_inputs(schema, hints), boundary_inputs(schema)
+                invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
+                drawn = generated_inputs(schema, hints)
+                placed = hinted_inputs(schema, hints, settings.examples)
             except ValueError as exc:
                 raise _NotRunnable(
                     f"no valid input can be generated from the input schema: {exc}"
@@ -557,26 +572,16 @@ def _fuzz(
             if subject.call_style == "dict":
                 mutations = [*mutations, *_not_objects()]
             discarded_before = discarded_count(schema)
-            session = _Session(subject, runs, context, worker, settings, valid, invalid)
+            session = _Session(subject, runs, context, worker, settings, valid, invalid, drawn)
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
                 session.replay("valid")
                 for example in boundary:
-                    session.judge(example.value, f"boundary example: {example.label}")
+                    session.judge_example(example, f"boundary example: {example.label}")
+                for example in placed:
+                    session.judge_example(example, example.label)
                 session.explore(seed, feed="valid")
-                # A tool that works on the files --axm-worker-files provides is mostly called with
-                # names no file has: the baseline and some generated inputs name each file in
-                # each property.
-                baseline = [e.value for e in boundary if isinstance(e.value, dict)][:1]
-                spread = session.generated[:: max(1, len(session.generated) // _FILE_BASES)]
-                for value, label in _substituted(
-                    session,
-                    [*baseline, *spread[:_FILE_BASES]],
-                    _worker_file_names(settings),
-                    lambda name, key: f"worker file {name!r} in {key!r}",
-                ):
-                    session.judge(value, label)
             session.finish("valid")
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
@@ -666,6 +671,7 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
             sum(session.statuses.get("invalid", {}).values()) if run.check.feed == "invalid" else 0
         ),
         keywords=tuple(sorted(run.keywords)),
+        sources=tuple((source, run.sources[source]) for source in SOURCES if source in run.sources),
         callable_by_hand=run.check.feed in ("valid", "invalid"),
     )
 

@@ -117,6 +117,9 @@ class SubjectInfo:
     distribution: tuple[str, str] | None = None  # (name, version) of the package it comes from
     # The kinds of access the tool declares (axio's: "read", "write", "execute", "external").
     effects: tuple[str, ...] = ()
+    # The str, bytes (as text) and number literals of the tool's own source, in source order:
+    # values inputs are made of besides the schema's (see _literals).
+    literals: tuple[str | int | float, ...] = ()
 
 
 @dataclass(frozen=True)

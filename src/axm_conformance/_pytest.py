@@ -506,8 +506,9 @@ class ConformancePlugin:
                 for check in tool["checks"]:
                     if check["examples"] is not None:
                         terminalreporter.write_line(
-                            f"    {check['id']}: {check['examples']} examples, "
-                            f"{check['invalid_inputs']} invalid inputs, "
+                            f"    {check['id']}: {check['examples']} examples"
+                            + _by_source(check["sources"])
+                            + f", {check['invalid_inputs']} invalid inputs, "
                             f"{check['discarded']} discarded; keywords: "
                             + (", ".join(check["keywords"]) or "none")
                         )
@@ -517,6 +518,13 @@ class ConformancePlugin:
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
         if self.gate:
             terminalreporter.write_line(self.gate, red=True, bold=True)
+
+
+def _by_source(sources: dict[str, int]) -> str:
+    """How many examples came from each source, in parentheses ("" when none is known)."""
+    if not sources:
+        return ""
+    return " (" + ", ".join(f"{count} {source}" for source, count in sources.items()) + ")"
 
 
 class ValidatorItem(_KitItem):

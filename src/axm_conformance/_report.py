@@ -70,11 +70,13 @@ class Outcome:
     traceback: str = ""
     duration: float = 0.0
     # Statistics of the inputs behind a per-call check: how many generated inputs the valid-input
-    # strategy threw away as invalid, how many invalid inputs the tool was given, and which schema
-    # keywords the judged inputs exercised.
+    # strategy threw away as invalid, how many invalid inputs the tool was given, which schema
+    # keywords the judged inputs exercised, and how many of the examples came from each source
+    # (boundary, worker-file, source-literal, schema-example, generated: see the contract).
     discarded: int = 0
     invalid_inputs: int = 0
     keywords: tuple[str, ...] = ()
+    sources: tuple[tuple[str, int], ...] = ()
     # Whether the failing call can be made by hand (not so for a probe of a modified copy).
     callable_by_hand: bool = True
 

@@ -49,7 +49,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import cached_property, lru_cache, reduce
+from functools import cached_property, lru_cache, partial, reduce
+from operator import attrgetter
 from typing import Any, Final, NamedTuple
 from urllib.parse import quote
 
@@ -63,13 +64,17 @@ from referencing.jsonschema import DRAFT202012
 
 __all__ = [
     "MUTATION_KINDS",
+    "SOURCES",
     "Example",
+    "Hints",
     "InvalidSchemaError",
     "Mutation",
     "UnsatisfiableSchemaError",
     "UnsupportedSchemaError",
     "boundary_inputs",
     "discarded_count",
+    "generated_inputs",
+    "hinted_inputs",
     "invalid_examples",
     "invalid_inputs",
     "keywords_exercised",
@@ -92,10 +97,11 @@ class UnsatisfiableSchemaError(ValueError):
 
 @dataclass(frozen=True)
 class Example:
-    """A valid input and what it exercises."""
+    """A valid input, what it exercises, and where its values came from (see `SOURCES`)."""
 
     value: Any
     label: str
+    source: str = "boundary"
 
 
 @dataclass(frozen=True)
@@ -106,6 +112,33 @@ class Mutation:
     kind: str
     path: tuple[str | int, ...]
     detail: str
+    source: str = "boundary"  # of the valid input it was made from, see `SOURCES`
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Values likely to reach a tool's domain, each with its source: the literals of its code
+    ("source-literal"), the names of the files it finds ("worker-file").
+
+    With hints, generation also draws on the values the schema itself names ("schema-example":
+    ``examples``, ``default``, ``const`` and ``enum`` anywhere in it), whether or not any are
+    given. A hint only ever changes which valid inputs are tried: it is used where the schema
+    allows it, and nowhere else.
+    """
+
+    values: tuple[tuple[str, str | int | float], ...] = ()
+
+    @classmethod
+    def of(cls, sources: dict[str, Iterable[str | int | float]]) -> Hints:
+        """Hints from each source's values, in the order given."""
+        return cls(tuple((source, value) for source, values in sources.items() for value in values))
+
+
+# Where an input's values came from: deterministic edge cases ("boundary"), the hints
+# ("worker-file", "source-literal", "schema-example"), or Hypothesis alone ("generated"). An
+# input that draws on several hints counts under the first of them in this order.
+SOURCES: Final = ("boundary", "worker-file", "source-literal", "schema-example", "generated")
+_HINT_SOURCES: Final = SOURCES[1:4]
 
 
 # Mutation kinds and the keywords whose failure each one stands for. A mutation is kept only if
@@ -251,7 +284,12 @@ _NON_ASCII: Final = "Zürich — 東京 🚀"
 _LONG_LENGTH: Final = 10_000
 _PATTERN_LENGTHS: Final = 256  # lengths tried when looking for text that matches a pattern
 _LARGE_NEGATIVE: Final = -1_000_000_000
-_EXAMPLES_PER_KIND: Final = 3
+# One input in this many takes values from the hints (with hints), and in such an input each
+# string or number does with even odds: most inputs are left as the schema alone makes them, and
+# those that are not combine hints. Taking hints is never the first choice, so that shrinking,
+# which favours first choices, keeps a hint only where the failure needs it.
+_HINTED_INPUTS: Final = 4
+_HINTED_INPUT: Final = st.integers(0, _HINTED_INPUTS - 1)
 _MISSING: Final[Any] = object()  # "no simplest value here"
 
 _SCALARS: Final = (
@@ -385,6 +423,39 @@ def _excluding(kinds: frozenset[str], pointer: str) -> tuple[_Node, ...]:
     elif "integer" not in kinds:
         names.append("integer")
     return (_Node({"type": names}, f"{pointer}!types", None),)
+
+
+# What the label of a placed hint says about its source.
+_HINT_NOTES: Final = {
+    "worker-file": "a file in the working directory",
+    "source-literal": "a literal in the tool's source",
+    "schema-example": "a value the schema names",
+}
+# Keywords whose values are values of the schema's instances, not schema.
+_NAMING: Final = frozenset({"examples", "default", "const", "enum"})
+# How a boundary example taken from the schema's examples or default ends its label.
+_OFFERED_LABELS: Final = ("(from examples)", "(from default)")
+
+
+def _offered(schema: Any) -> list[tuple[Any, str]]:
+    """The values a subschema offers as illustrations, with the keyword offering each."""
+    if not isinstance(schema, dict):
+        return []
+    examples = schema.get("examples")
+    out = [(value, "examples") for value in examples] if isinstance(examples, list) else []
+    return out + ([(schema["default"], "default")] if "default" in schema else [])
+
+
+def _near(value: Any) -> tuple[Any, ...]:
+    """A number and its neighbours: one apart for an integer, the next floats for a float
+    (a float that is a whole number given as an int, as integers are drawn); nothing for
+    anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return ()
+    if isinstance(value, int):
+        return value, value - 1, value + 1
+    near = (value, math.nextafter(value, -math.inf), math.nextafter(value, math.inf))
+    return tuple(int(x) if x.is_integer() else x for x in near)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -766,6 +837,11 @@ class _Document:
         self._simplest: dict[tuple[Any, ...], Any] = {}
         self._pools: dict[tuple[str, ...], list[Any]] = {}
         self._validators: dict[str, Any] = {}
+        self._hints: Hints | None = None  # the hints mixed into the strategies being built
+        self._hinted: dict[Hints, tuple[_Strategy, st.SearchStrategy[Example]]] = {}
+        self._hint_pools: dict[tuple[Hints, str], list[tuple[str, tuple[Any, ...]]]] = {}
+        self._invalid: dict[Hints | None, st.SearchStrategy[Mutation]] = {}
+        self._drawn: set[str] = set()  # the hint sources the value being drawn took values from
         built = self.strategy((self.root,))
         if isinstance(built, _Empty):
             raise UnsatisfiableSchemaError(f"no value satisfies the schema: {built.reason}")
@@ -1047,13 +1123,21 @@ class _Document:
         alts, entered = self.alternatives(conj)
         # Keyed by the depth of the references entered here: a recursive schema unrolls into a
         # finite, acyclic set of strategies, and a location reached by several paths has one.
-        key = tuple(n.pointer for n in conj), tuple((t, self._stack.count(t)) for t in entered)
+        key = (
+            tuple(n.pointer for n in conj),
+            tuple((t, self._stack.count(t)) for t in entered),
+            self._hints,
+        )
         built = self._strategies.get(key)
         if built is None:
             with self._entering(entered):
                 built = _one_of(
                     [f if isinstance(f, _Empty) else self._alt_strategy(f) for f in alts]
                 )
+            offered = [value for node in conj for value, _ in _offered(node.schema)]
+            if self._hints is not None and offered and not isinstance(built, _Empty):
+                pools = [("schema-example", tuple(offered))]
+                built = self._mixed(built, pools, lambda v: all(self._is_valid(n, v) for n in conj))
             self._strategies[key] = built
         return built
 
@@ -1089,9 +1173,9 @@ class _Document:
         if kind == "boolean":
             return st.booleans()
         if kind in ("integer", "number"):
-            return _numbers(f, kind)
+            return self._with_hints(_numbers(f, kind), kind, partial(self._accepts, f))
         if kind == "string":
-            return _strings(f)
+            return self._with_hints(_strings(f), kind, partial(self._accepts, f))
         return self._arrays(f) if kind == "array" else self._objects(f)
 
     def _arrays(self, f: _Facts) -> _Strategy | _Empty:
@@ -1234,7 +1318,11 @@ class _Document:
             if not isinstance(value, _Empty):
                 extras.append((matching(pattern), value))
         value = self.strategy(f.additional_conj)
-        key_source = self.strategy((*names, _STRING_NODE)) if names else st.text(max_size=12)
+        key_source = (
+            self.strategy((*names, _STRING_NODE))
+            if names
+            else self._with_hints(st.text(max_size=12), "string", lambda _: True)
+        )
         if not isinstance(value, _Empty) and not isinstance(key_source, _Empty):
             extras.append((key_source.filter(fresh), value))
         return extras
@@ -1353,13 +1441,7 @@ class _Document:
         out: list[tuple[Any, str]] = [
             (example, f"{where} = {_short(example)} (from {keyword})")
             for node in conj
-            if isinstance(node.schema, dict)
-            for keyword, examples in (
-                ("examples", node.schema.get("examples")),
-                ("default", [node.schema["default"]] if "default" in node.schema else None),
-            )
-            if isinstance(examples, list)
-            for example in examples
+            for example, keyword in _offered(node.schema)
         ]
         with self._entering(entered):
             for f in alts:
@@ -1440,8 +1522,220 @@ class _Document:
         for value, label in candidates:
             text = _canonical(value)
             if text not in examples and self.validator.is_valid(value):
-                examples[text] = Example(value, label)
+                offered = label.endswith(_OFFERED_LABELS)
+                examples[text] = Example(value, label, "schema-example" if offered else "boundary")
         return list(examples.values())
+
+    # --- hints
+
+    @contextmanager
+    def _hinting(self, hints: Hints) -> Iterator[None]:
+        """While inside, the strategies built mix in `hints`."""
+        self._hints = hints
+        try:
+            yield
+        finally:
+            self._hints = None
+
+    def hinted(self, hints: Hints) -> tuple[_Strategy, st.SearchStrategy[Example]]:
+        """Valid values with `hints` mixed in, and the same values as Examples with a source."""
+        found = self._hinted.get(hints)
+        if found is None:
+            plain = self.strategy((self.root,))
+            with self._hinting(hints):
+                mixed = self.strategy((self.root,))
+            # hints change values, never alternatives
+            assert not isinstance(plain, _Empty) and not isinstance(mixed, _Empty)
+            drawn = self._drawn
+
+            def kept(value: Any) -> bool:
+                if self._kept(value):
+                    return True
+                drawn.clear()  # the filter draws again: what this attempt took does not count
+                return False
+
+            both = (self.valid, mixed.filter(kept))
+
+            @st.composite
+            def draw_example(draw: st.DrawFn) -> Example:
+                drawn.clear()
+                value = draw(both[draw(_HINTED_INPUT) == _HINTED_INPUTS - 1])
+                return Example(value, "", self.source())
+
+            examples = draw_example()
+            valid = examples.map(attrgetter("value"))
+            found = self._hinted[hints] = (valid, examples)
+        return found
+
+    def source(self) -> str:
+        """The source of the value drawn last (see `SOURCES`)."""
+        return next((source for source in _HINT_SOURCES if source in self._drawn), "generated")
+
+    @cached_property
+    def _named(self) -> tuple[Any, ...]:
+        """The strings and numbers the schema names: examples, default, const, enum values."""
+        found = []
+        for sub, _ in _subschemas(self.root.schema):
+            if isinstance(sub, dict):
+                found += [value for value, _ in _offered(sub)]
+                found += sub["enum"] if isinstance(sub.get("enum"), list) else []
+                found += [sub["const"]] if "const" in sub else []
+        return tuple(value for value in found if _kind_of(value) in ("string", "integer", "number"))
+
+    @cached_property
+    def _words(self) -> frozenset[str]:
+        """The words of the schema's own structure: keywords, property names, types, formats,
+        patterns, titles, descriptions (not the values it names: see `_named`)."""
+        found: set[str] = set()
+
+        def walk(node: Any) -> None:
+            if isinstance(node, str):
+                found.add(node)
+            elif isinstance(node, list):
+                for item in node:
+                    walk(item)
+            elif isinstance(node, dict):
+                found.update(key for key in node if isinstance(key, str))
+                for key, item in node.items():
+                    if key not in _NAMING:
+                        walk(item)
+
+        walk(self.root.schema)
+        return frozenset(found)
+
+    def _usable(self, hints: Hints) -> list[tuple[str, Any]]:
+        """The hints and the values the schema names, without the words of the schema: a
+        tool that declares its schema in its source has them among its literals, and the
+        schema already says where they go."""
+        words = self._words
+        given = [(source, value) for source, value in hints.values if value not in words]
+        return given + [("schema-example", value) for value in self._named]
+
+    def _leaf_hints(self, kind: str) -> list[tuple[str, tuple[Any, ...]]]:
+        """Per source, the hints a leaf of `kind` may take: numbers with their neighbours."""
+        assert self._hints is not None
+        key = (self._hints, kind)
+        if key not in self._hint_pools:
+            found: dict[str, dict[str, Any]] = {}
+            for source, hint in self._usable(self._hints):
+                for value in _near(hint) if kind != "string" else (hint,):
+                    if _kind_of(value) == kind:
+                        found.setdefault(source, {})[_canonical(value)] = value
+            self._hint_pools[key] = [
+                (source, tuple(found[source].values()))
+                for source in _HINT_SOURCES
+                if source in found
+            ]
+        return self._hint_pools[key]
+
+    def _with_hints(
+        self, built: _Strategy | _Empty, kind: str, accepts: _Check
+    ) -> _Strategy | _Empty:
+        """`built`, mixed with the hints of `kind` (see _mixed); text is also spliced in."""
+        if self._hints is None or isinstance(built, _Empty):
+            return built
+        pools = self._leaf_hints(kind)
+        return self._mixed(built, pools, accepts, splice=kind == "string") if pools else built
+
+    def _mixed(
+        self,
+        built: _Strategy,
+        pools: list[tuple[str, tuple[Any, ...]]],
+        accepts: _Check,
+        *,
+        splice: bool = False,
+    ) -> _Strategy:
+        """`built`, or one time in two a value from `pools` (a source, then one of its values),
+        with `splice` maybe inserted into drawn text; where `accepts` allows it. Only inputs
+        that take hints are drawn from such strategies (see _HINTED_INPUTS)."""
+        drawn = self._drawn
+        # Built once: making strategies while drawing costs more than drawing from them.
+        sources = st.sampled_from([(source, st.sampled_from(values)) for source, values in pools])
+
+        @st.composite
+        def draw_mixed(draw: st.DrawFn) -> Any:
+            if not draw(st.booleans()):
+                return draw(built)
+            source, values = draw(sources)
+            value = draw(values)
+            if splice and draw(st.booleans()):
+                around = draw(built)
+                at = draw(st.integers(0, len(around)))
+                value = around[:at] + value + around[at:]
+            if not accepts(value):
+                return draw(built)
+            drawn.add(source)
+            return value
+
+        return draw_mixed()
+
+    def placed(self, hints: Hints, limit: int) -> list[Example]:
+        """Up to `limit` valid inputs, each a base input with one hint put at one place.
+
+        The places are the scalar values, not fixed by enum or const, of the simplest input and
+        of the one with every optional property; each is changed in the simplest input that has
+        it (an optional property is added alone where the schema allows). Each hint goes to
+        every place that allows it before the next hint is tried: the hints in `SOURCES` order,
+        the schema's named values last, then the neighbours of each number (one apart, or the
+        next floats).
+        """
+        root = (self.root,)
+        baseline = self.simplest(root)
+        places: dict[_Path, tuple[Any, list[_Facts]]] = {}
+        for base in (baseline, self.simplest(root, fill=True)):
+            for path, alts in self._scalars(root, base, ()) if base is not _MISSING else ():
+                if path not in places:
+                    places[path] = (self._holding(baseline, base, path), alts)
+        ordered = sorted(self._usable(hints), key=lambda hint: _HINT_SOURCES.index(hint[0]))
+        values = [(source, (_near(value) or (value,))[0], "") for source, value in ordered]
+        values += [
+            (source, near, f"next to {_short(value)}, ")
+            for source, value in ordered
+            for near in _near(value)[1:]
+        ]
+        seen = {_canonical(example.value) for example in self.boundaries}
+        out: list[Example] = []
+        for source, value, near in values:
+            for path, (base, alts) in places.items():
+                if len(out) >= limit:
+                    return out
+                if not any(self._accepts(f, value) for f in alts):
+                    continue
+                candidate = _replace(base, path, value)
+                text = _canonical(candidate)
+                if text in seen or not self.validator.is_valid(candidate):
+                    continue
+                seen.add(text)
+                label = f"{_where(path)} = {_short(value)} ({near}{_HINT_NOTES[source]})"
+                out.append(Example(candidate, label, source))
+        return out
+
+    def _holding(self, baseline: Any, base: Any, path: _Path) -> Any:
+        """The baseline with the property of `base` that holds `path` added, when that is
+        valid: one change at a time, as the boundary inputs make them; else `base`."""
+        if base is baseline or not isinstance(baseline, dict) or not path:
+            return base
+        smaller = {**baseline, path[0]: base[path[0]]}
+        return smaller if self.validator.is_valid(smaller) else base
+
+    def _scalars(
+        self, conj: tuple[_Node, ...], value: Any, path: _Path
+    ) -> Iterator[tuple[_Path, list[_Facts]]]:
+        """The places of `value`'s scalars with the alternatives there, where not enum/const."""
+        alts, _ = self._live(conj)
+        if not alts:
+            return
+        f = self._matching(alts, value)
+        if isinstance(value, dict) and "object" in f.kinds:
+            for key, item in value.items():
+                yield from self._scalars(f.value_conj(key), item, (*path, key))
+        elif isinstance(value, list) and "array" in f.kinds:
+            for index, item in enumerate(value):
+                yield from self._scalars(f.index_conj(index), item, (*path, index))
+        elif not isinstance(value, dict | list):
+            free = [a for a in alts if a.enum is None]
+            if free:
+                yield path, free
 
     # --- mutations
 
@@ -1571,11 +1865,13 @@ class _Document:
             and any(reports(e) for e in errors)
         )
 
-    def mutate(self, base: Any, site: _Site, pick: _Pick) -> Mutation | None:
+    def mutate(
+        self, base: Any, site: _Site, pick: _Pick, source: str = "boundary"
+    ) -> Mutation | None:
         new, detail = site.make(pick)
         value = _replace(base, site.at, new)
         return (
-            Mutation(value, site.kind, site.path, detail)
+            Mutation(value, site.kind, site.path, detail, source)
             if self.confirm(value, site.path, site.kind)
             else None
         )
@@ -1585,12 +1881,13 @@ class _Document:
         root = (self.root,)
         found = [self.simplest(root), self.simplest(root, fill=True)]
         bases = {_canonical(v): v for v in found if v is not _MISSING}
+        # Every mistake at every place, once: grouped by kind, in the order places are met.
         taken: dict[str, list[Mutation]] = {}
         seen: set[str] = set()
         for base in bases.values():
             for site in self.sites(root, base, ()):
                 chosen = taken.setdefault(site.kind, [])
-                if len(chosen) >= _EXAMPLES_PER_KIND or any(m.path == site.path for m in chosen):
+                if any(m.path == site.path for m in chosen):
                     continue
                 mutation = self.mutate(base, site, _first)
                 if mutation is not None and _canonical(mutation.value) not in seen:
@@ -1598,16 +1895,20 @@ class _Document:
                     chosen.append(mutation)
         return [m for chosen in taken.values() for m in chosen]
 
-    @cached_property
-    def invalid(self) -> st.SearchStrategy[Mutation]:
+    def invalid(self, hints: Hints | None) -> st.SearchStrategy[Mutation]:
+        """Generated mutations of valid values (with `hints` mixed in when given)."""
+        if hints in self._invalid:
+            return self._invalid[hints]
         examples = self.mutations
         if not examples:
             return st.nothing()
         root = (self.root,)
+        valid = self.valid if hints is None else self.hinted(hints)[0]
 
         @st.composite
         def draw_mutation(draw: st.DrawFn) -> Mutation:
-            base = draw(self.valid)
+            base = draw(valid)
+            source = "generated" if hints is None else self.source()
             sites: dict[str, list[_Site]] = {}
             for site in self.sites(root, base, ()):
                 sites.setdefault(site.kind, []).append(site)
@@ -1616,12 +1917,15 @@ class _Document:
             # the kind first, so that mistakes found at every location do not crowd out the rest
             kinds = sorted(sites, key=list(_KIND_KEYWORDS).index)
             site = draw(st.sampled_from(sites[draw(st.sampled_from(kinds))]))
-            mutation = self.mutate(base, site, lambda options: draw(st.sampled_from(options)))
+            mutation = self.mutate(
+                base, site, lambda options: draw(st.sampled_from(options)), source
+            )
             assume(mutation is not None)
             assert mutation is not None
             return mutation
 
-        return draw_mutation()
+        self._invalid[hints] = draw_mutation()
+        return self._invalid[hints]
 
 
 @dataclass(frozen=True)
@@ -1932,12 +2236,26 @@ def discarded_count(schema: Any) -> int:
     return _document(schema).discarded
 
 
-def valid_inputs(schema: Any) -> _Strategy:
+def valid_inputs(schema: Any, hints: Hints | None = None) -> _Strategy:
     """A strategy of JSON values valid against `schema` (JSON Schema 2020-12).
 
+    With `hints`, one value in 4 takes about half its strings and numbers from them (or from the
+    values the schema names) where the schema allows it; text may get one spliced in.
     Raises InvalidSchemaError, UnsupportedSchemaError or UnsatisfiableSchemaError at once.
     """
-    return _document(schema).valid
+    document = _document(schema)
+    return document.valid if hints is None else document.hinted(hints)[0]
+
+
+def generated_inputs(schema: Any, hints: Hints) -> st.SearchStrategy[Example]:
+    """`valid_inputs(schema, hints)`, each value an Example whose source says what it drew on."""
+    return _document(schema).hinted(hints)[1]
+
+
+def hinted_inputs(schema: Any, hints: Hints, limit: int) -> list[Example]:
+    """Deterministic valid inputs that each put one hint in one place (see `_Document.placed`),
+    at most `limit`, none of them a boundary input."""
+    return _document(schema).placed(hints, limit)
 
 
 def boundary_inputs(schema: Any) -> list[Example]:
@@ -1952,10 +2270,15 @@ def boundary_inputs(schema: Any) -> list[Example]:
 
 
 def invalid_examples(schema: Any) -> list[Mutation]:
-    """Deterministic invalid inputs, a few per mutation kind, each confirmed invalid."""
+    """Deterministic invalid inputs: each kind of mistake at each place once (the simplest
+    input's places, then those of the input with every optional property), each confirmed
+    invalid."""
     return list(_document(schema).mutations)
 
 
-def invalid_inputs(schema: Any) -> st.SearchStrategy[Mutation]:
-    """A strategy of valid inputs broken in one known way; empty when every value is valid."""
-    return _document(schema).invalid
+def invalid_inputs(schema: Any, hints: Hints | None = None) -> st.SearchStrategy[Mutation]:
+    """A strategy of valid inputs broken in one known way; empty when every value is valid.
+
+    With `hints`, the valid inputs are drawn as `valid_inputs(schema, hints)` draws them.
+    """
+    return _document(schema).invalid(hints)

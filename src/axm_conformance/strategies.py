@@ -26,7 +26,9 @@ The strategies the kit fuzzes tools with, for use in your own property tests::
   known way, with its `kind` (one of `MUTATION_KINDS`), `path` and a `detail` sentence; every
   mutation is confirmed invalid by jsonschema's ``Draft202012Validator``;
 - `boundary_inputs(schema)`: a deterministic list of `Example` (value and label): the simplest
-  valid value, then one edge case at a time (bounds, lengths, enum values, optional properties).
+  valid value, then one edge case at a time (bounds, lengths, enum values, optional properties);
+  its `source` is "schema-example" for a value the schema's `examples` or `default` offer, else
+  "boundary".
 
 The schema is read as JSON Schema 2020-12. Objects, arrays, ``$ref`` (``$defs``, ``$anchor``,
 ``$id``), ``prefixItems``, ``dependentRequired``, ``dependentSchemas``, ``allOf``/``anyOf``/

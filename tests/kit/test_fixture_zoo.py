@@ -89,6 +89,26 @@ def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
     assert not problems, "\n".join([f"{entry['ref']} ({entry['why']})", *problems, *details])
 
 
+# The defects that only a literal of the tool's own source triggers (fixtures/zoo_literals.py).
+LITERAL_DEFECTS = [
+    entry["ref"]
+    for entry in MANIFEST
+    if entry["ref"].startswith("zoo_literals:") and entry["fails"]
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_defects_behind_source_literals_are_found_on_every_seed(seed: int) -> None:
+    """At the default 100 examples, whatever the seed (only the check that finds them runs)."""
+    assert len(LITERAL_DEFECTS) >= 4
+    report = check_tool(LITERAL_DEFECTS, seed=seed, checks=("no-unexpected-exception",))
+    outcomes = {tool.subject.ref: tool.outcome("no-unexpected-exception") for tool in report.tools}
+    missed = [ref for ref, outcome in outcomes.items() if outcome.status != "failed"]
+    assert not missed, f"seed {seed}: missed {missed}"
+    for outcome in outcomes.values():
+        assert "a literal in the tool's source" in outcome.input_label, outcome
+
+
 def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: Any) -> None:
     """axm resolves a name published in both axm groups to the tribunal entry: no clash."""
     make_distribution(

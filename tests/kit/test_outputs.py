@@ -276,13 +276,16 @@ def test_baseline_turns_known_failures_into_xfail_and_catches_stale_entries(
     result.stderr.fnmatch_lines(["ERROR: --axm-baseline: the baseline lists tool 'gone'*"])
 
 
-def test_stats_report_examples_discards_and_keywords(pytester: pytest.Pytester) -> None:
+def test_stats_report_examples_sources_discards_and_keywords(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--axm-tool=zoo_guards:read_note", "--axm-examples=10", "--axm-stats")
     result.stdout.fnmatch_lines(
         [
             "read_note (axio): certified*",
-            "    call-completes: * examples, 0 invalid inputs, * discarded; keywords: *maxLength*",
-            "    invalid-input-handled: * examples, * invalid inputs, 0 discarded; keywords: *",
+            "    call-completes: * examples (* boundary, * source-literal, *generated), "
+            "0 invalid inputs, * discarded; keywords: *maxLength*",
+            "    guards-enforced: * examples, 0 invalid inputs, 0 discarded; keywords: none",
+            "    invalid-input-handled: * examples (* boundary, *), * invalid inputs, 0 discarded;"
+            " keywords: *",
         ]
     )
 
@@ -314,6 +317,12 @@ def test_xdist_gives_the_same_outcomes_and_one_certificate(pytester: pytest.Pyte
 
     assert verdicts(one) == verdicts(two)
     assert [tool["certified"] for tool in one["tools"]] == [t["certified"] for t in two["tools"]]
+    # Where the inputs came from travels back from the xdist workers, and adds up.
+    calls = {(tool["key"], check["id"]): check for tool in two["tools"] for check in tool["checks"]}
+    judged = calls["read_note", "no-unexpected-exception"]
+    assert judged["sources"]["boundary"] > 0 and judged["sources"]["generated"] > 0
+    assert sum(judged["sources"].values()) == judged["examples"]
+    assert calls["read_note", "guards-enforced"]["sources"] == {}  # probes are not counted
     junit = (pytester.path / "j.xml").read_text()
     assert '<property name="axm_tool" value="read_note" />' in junit
     assert '<property name="axm_check" value="result-type" />' in junit

@@ -16,10 +16,14 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from axm_conformance._strategies import (
     MUTATION_KINDS,
+    SOURCES,
+    Hints,
     InvalidSchemaError,
     UnsatisfiableSchemaError,
     UnsupportedSchemaError,
     boundary_inputs,
+    generated_inputs,
+    hinted_inputs,
     invalid_examples,
     invalid_inputs,
     keywords_of,
@@ -284,6 +288,120 @@ def test_valid_inputs_validate(name: str, data: st.DataObject) -> None:
     assert validator(schema).is_valid(value), value
 
 
+# Hints of every kind, many of which no place of the catalogue allows: they must never make an
+# input invalid.
+HINTS = Hints.of(
+    {
+        "worker-file": ["notes.txt", "sub/dir/todo.md"],
+        "source-literal": ["--", "fast", "x", "a" * 20, "\x00", -7, 0, 3, 100, 0.5, 1e300, -2.5],
+    }
+)
+
+
+@pytest.mark.parametrize("name", CATALOGUE)
+@FAST
+@given(data=st.data())
+def test_inputs_with_hints_validate(name: str, data: st.DataObject) -> None:
+    schema = CATALOGUE[name]
+    value = data.draw(valid_inputs(schema, HINTS))
+    assert_plain_json(value)
+    assert validator(schema).is_valid(value), value
+    example = data.draw(generated_inputs(schema, HINTS))
+    assert validator(schema).is_valid(example.value), example
+    assert example.source in SOURCES and example.source != "boundary"
+    mutation = data.draw(invalid_inputs(schema, HINTS))
+    assert not validator(schema).is_valid(mutation.value), mutation
+
+
+def test_hints_are_mixed_into_generated_values() -> None:
+    """Whole, spliced into text, as a number or its neighbour, as a key; each named by source."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "count": {"type": "integer", "minimum": 0},
+            "options": {"type": "object", "additionalProperties": {"type": "boolean"}},
+        },
+        "required": ["text", "count", "options"],
+    }
+    hints = Hints.of({"source-literal": ["--", 4096], "worker-file": ["notes.txt"]})
+    drawn = generated_inputs(schema, hints)
+
+    def found(wanted: Any) -> Any:
+        return find(drawn, wanted, settings=settings(max_examples=2000, database=None))
+
+    assert found(lambda e: e.value["text"] == "notes.txt").source == "worker-file"
+    spliced = found(lambda e: "--" in e.value["text"] and e.value["text"] != "--")
+    assert spliced.source == "source-literal"
+    assert found(lambda e: e.value["count"] == 4097).source == "source-literal"
+    assert found(lambda e: "notes.txt" in e.value["options"]).source == "worker-file"
+    assert found(lambda e: e.source == "generated").value["text"] != "notes.txt"
+
+
+def test_hinted_inputs_put_each_hint_in_each_place_it_fits() -> None:
+    examples = hinted_inputs(PAGINATION, HINTS, limit=1000)
+    check = validator(PAGINATION)
+    assert all(check.is_valid(e.value) and e.label for e in examples)
+    boundaries = {json.dumps(e.value, sort_keys=True) for e in boundary_inputs(PAGINATION)}
+    texts = [json.dumps(e.value, sort_keys=True) for e in examples]
+    assert len(set(texts)) == len(texts) and not boundaries & set(texts)
+    assert examples[0].source == "worker-file"  # the files first, then the literals
+    labels = {e.label: e for e in examples}
+    assert labels['query = "notes.txt" (a file in the working directory)'].value == {
+        "query": "notes.txt"
+    }
+    assert labels['tags[0] = "sub/dir/todo.md" (a file in the working directory)']
+    assert labels["""query = "--" (a literal in the tool's source)"""].source == "source-literal"
+    assert labels["offset = 3 (a literal in the tool's source)"].value["offset"] == 3
+    assert "limit = 100 (a literal in the tool's source)" not in labels  # a boundary already
+    assert "limit = 99 (next to 100, a literal in the tool's source)" in labels
+    assert "limit = 101 (next to 100, a literal in the tool's source)" not in labels  # maximum
+    assert not [label for label in labels if "-7" in label.split("(")[0]]  # minimum 0
+    # numbers that are whole go to integer places as ints, as integers are drawn
+    assert all(isinstance(e.value.get("offset", 0), int) for e in examples)
+    assert any(e.value.get("offset") == int(1e300) for e in examples)
+    assert len(hinted_inputs(PAGINATION, HINTS, limit=5)) == 5
+
+
+def test_the_schema_own_words_are_not_hints() -> None:
+    """A tool that declares its schema in its source has the schema's words among its literals:
+    property names, keywords and types are not put anywhere."""
+    words = Hints.of({"source-literal": ["query", "maxLength", "string", "limit", "zebra"]})
+    placed = {e.value.get("query") for e in hinted_inputs(PAGINATION, words, 100)}
+    assert "zebra" in placed and not placed & {"query", "maxLength", "string", "limit"}
+
+
+def test_values_the_schema_names_are_hints_too() -> None:
+    """Without any given hints, the examples, defaults and enum values of the schema are used
+    elsewhere in it, and a location's own examples are drawn there."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "examples": ["todo.txt"]},
+            "other": {"type": "string"},
+            "mode": {"enum": ["fast", "exact"]},
+            "shape": {"type": "object", "examples": [{"w": 2, "h": 3}]},
+        },
+        "required": ["path", "other", "shape"],
+    }
+    drawn = generated_inputs(schema, Hints())
+    chosen = settings(max_examples=2000, database=None)
+    assert find(drawn, lambda e: e.value["other"] == "exact", settings=chosen).source == (
+        "schema-example"
+    )
+    assert find(drawn, lambda e: e.value["shape"] == {"w": 2, "h": 3}, settings=chosen)
+    placed = hinted_inputs(schema, Hints(), limit=100)
+    assert {"source": "schema-example", "other": "todo.txt"} in [
+        {"source": e.source, "other": e.value["other"]} for e in placed
+    ]
+    named = [e for e in boundary_inputs(schema) if e.source == "schema-example"]
+    assert [(e.value["path"], e.value["shape"]) for e in named] == [
+        ("todo.txt", {}),
+        ("", {"w": 2, "h": 3}),
+    ]
+    assert all(e.label.endswith("(from examples)") for e in named)
+
+
 def test_strategies_are_cached_per_schema() -> None:
     assert valid_inputs(PAGINATION) is valid_inputs(copy.deepcopy(PAGINATION))
 
@@ -444,7 +562,17 @@ def test_invalid_examples_are_invalid_across_the_catalogue() -> None:
         mutations = invalid_examples(schema)
         assert mutations, name
         assert all(not check.is_valid(m.value) for m in mutations), name
-        assert collections.Counter(m.kind for m in mutations).most_common(1)[0][1] <= 3
+        # each kind of mistake at each place once
+        assert len({(m.kind, m.path) for m in mutations}) == len(mutations), name
+
+
+def test_invalid_examples_break_every_property() -> None:
+    """Every property, the optional ones too, gets each mistake its place allows."""
+    schema = CATALOGUE["pydantic model"]
+    places = {(m.kind, m.path) for m in invalid_examples(schema)}
+    for name in schema["properties"]:
+        assert ("null-not-allowed", (name,)) in places or name in ("note", "billing"), name
+        assert ("wrong-type", (name,)) in places, name
 
 
 def test_unconstrained_object_only_has_root_type_mutations() -> None:
