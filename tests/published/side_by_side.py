@@ -78,6 +78,7 @@ class Row:
     ref: str
     why: str
     defective: bool
+    kit_verdict: str
     kit_failed: tuple[str, ...]
     kit_warned: tuple[str, ...]
     validator: tuple[str, ...]
@@ -177,8 +178,8 @@ def behaviour_findings(
     return {ref: tuple(sorted(items)) for ref, items in found.items()}
 
 
-def kit_findings(entry: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The checks this kit fails and warns on, with the zoo test's settings."""
+def kit_findings(entry: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """This kit's verdict and the checks it fails and warns on, with the zoo test's settings."""
     from axm_conformance import check_tool
     from axm_conformance._settings import parse_exemptions
 
@@ -192,7 +193,10 @@ def kit_findings(entry: dict[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...
     )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     warned = tuple(sorted(o.check_id for o in tool.outcomes if o.status == "warning"))
-    return tuple(sorted(o.check_id for o in tool.failed)), warned
+    verdict = tool.verdict.verdict
+    if verdict == "certified" and warned:
+        verdict = "certified with warnings"
+    return verdict, tuple(sorted(o.check_id for o in tool.failed)), warned
 
 
 def collect() -> list[Row]:
@@ -211,12 +215,13 @@ def collect() -> list[Row]:
         behaviour = behaviour_findings(paths, directory)
     rows = []
     for entry in entries:
-        failed, warned = kit_findings(entry)
+        verdict, failed, warned = kit_findings(entry)
         rows.append(
             Row(
                 ref=entry["ref"],
                 why=entry["why"],
                 defective=bool(entry["fails"]) or bool(entry.get("warns")),
+                kit_verdict=verdict,
                 kit_failed=failed,
                 kit_warned=warned,
                 validator=validator[entry["ref"]],
@@ -235,7 +240,7 @@ def _behaviour_cell(items: tuple[tuple[int, str], ...]) -> str:
 
 
 def _kit_cell(row: Row) -> str:
-    cell = _code(row.kit_failed) or "certified"
+    cell = _code(row.kit_failed) or row.kit_verdict.removesuffix(" with warnings")
     if row.kit_warned:
         cell += f"; warns {_code(row.kit_warned)}"
     return cell

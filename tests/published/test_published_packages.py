@@ -38,13 +38,14 @@ ENTRY_POINTS = {
 
 
 def failures(ref: str | list[str]) -> dict[str, dict[str, list[str]]]:
-    """tool key -> {failed check id: messages}; warnings count as failures here."""
+    """tool key -> {failed check id: messages}; warnings and inconclusive checks count as
+    failures here, so that an empty dict is the verdict certified with no warning."""
     report = check_tool(ref, examples=EXAMPLES, seed=SEED, timeout=5.0)
     return {
         tool.key: {
             outcome.check_id: list(outcome.messages)
             for outcome in tool.outcomes
-            if outcome.status in ("failed", "warning")
+            if outcome.status in ("failed", "warning", "inconclusive")
         }
         for tool in report.tools
     }

@@ -20,7 +20,15 @@ def rows() -> list[side_by_side.Row]:
 
 def test_every_amplifier_tool_of_the_zoo_is_compared(rows: list[side_by_side.Row]) -> None:
     modules = {row.ref.partition(":")[0] for row in rows}
-    assert modules == {"zoo_amplifier", "zoo_behaviour", "zoo_invalid", "zoo_plain", "zoo_tricky"}
+    assert modules == {
+        "zoo_amplifier",
+        "zoo_behaviour",
+        "zoo_invalid",
+        "zoo_literals",
+        "zoo_plain",
+        "zoo_severity",
+        "zoo_tricky",
+    }
     assert len(rows) == len(side_by_side.amplifier_entries())
 
 
@@ -28,6 +36,7 @@ def test_the_kit_finds_what_the_manifest_lists(rows: list[side_by_side.Row]) -> 
     entries = {entry["ref"]: entry for entry in side_by_side.amplifier_entries()}
     for row in rows:
         entry = entries[row.ref]
+        assert row.kit_verdict == entry["verdict"], row
         assert set(row.kit_failed) == set(entry["fails"]), row
         assert set(row.kit_warned) == set(entry.get("warns", [])), row
 
