@@ -355,7 +355,14 @@ def test_xdist_workers_take_the_tools_as_the_controller_described_them(
 
 
 def test_seeds_from_last_run_and_from_hypothesis(pytester: pytest.Pytester) -> None:
-    first = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid")
+    # A profile that does not derandomize (with CI set, Hypothesis loads its ci profile, which
+    # does): the run draws a fresh seed, and remembers it.
+    first = run(
+        pytester,
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-check=name-valid",
+        "--hypothesis-profile=default",
+    )
     seed = first.stdout.str().split("--axm-seed=")[1].split(" ")[0].rstrip(")")
     last = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid", "--axm-seed=last")
     last.stdout.fnmatch_lines([f"axm-conformance *seed {seed} *"])
