@@ -13,7 +13,7 @@ from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError, load
 from axm_conformance._report import Report
-from axm_conformance._settings import Settings, SettingsError, new_seed
+from axm_conformance._settings import Settings, SettingsError, run_seed
 from axm_conformance._worker import Outcome, Worker, WorkerConfig, fork_server
 
 __all__ = [
@@ -198,16 +198,10 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     workers = WorkersAhead(options)
     try:
         subjects = inspect_tools(refs, options, workers)
-        import hypothesis
-
         from axm_conformance._checks import CHECKS
         from axm_conformance._engine import certify
 
-        # Without a seed, a derandomizing Hypothesis profile (its ci one) has each tool's seed
-        # derived from the tool (see certify); otherwise one fresh seed serves the run.
-        seed = options.seed
-        if seed is None and not hypothesis.settings().derandomize:
-            seed = new_seed()
+        seed = run_seed(options.seed)
         options = replace(options, seed=seed)
 
         if any(CHECKS[check_id].per_call for check_id in options.checks or CHECKS):

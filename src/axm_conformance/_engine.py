@@ -201,7 +201,7 @@ class _Session:
         """Make one call and let every check fed by ``feed`` judge it; ``source`` says where
         the input came from (see _strategies.SOURCES)."""
         runs = [run for run in self.runs if run.check.feed == feed]
-        if not runs or (feed, repr(value)) in self.replayed:
+        if not runs or (self.replayed and (feed, repr(value)) in self.replayed):
             return
         if self.crashes.get(feed, 0) >= _MAX_CRASHES:
             raise _Stop

@@ -42,6 +42,7 @@ from axm_conformance._settings import (
     derived_seed,
     new_seed,
     parse_exemptions,
+    run_seed,
 )
 from axm_conformance._version import __version__
 
@@ -163,26 +164,19 @@ def _seed(config: pytest.Config) -> int | None:
         if hypothesis_seed is not None:
             text = str(hypothesis_seed)
             seed = int(text) if text.isdigit() else zlib.crc32(text.encode())
-        elif _derandomized(config):
-            return None
         else:
-            seed = new_seed()
+            from hypothesis.errors import InvalidArgument
+
+            try:
+                drawn = run_seed(None, config.getoption("hypothesis_profile", None))
+            except InvalidArgument:  # an unknown profile, which Hypothesis' own plugin reports
+                drawn = new_seed()
+            if drawn is None:
+                return None
+            seed = drawn
     if cache is not None:
         cache.set(_SEED_KEY, seed)
     return seed
-
-
-def _derandomized(config: pytest.Config) -> bool:
-    """Whether the Hypothesis profile of this run (--hypothesis-profile, else the one loaded)
-    derandomizes."""
-    import hypothesis
-
-    name = config.getoption("hypothesis_profile", None)
-    try:
-        chosen = hypothesis.settings.get_profile(name) if name else hypothesis.settings()
-    except hypothesis.errors.InvalidArgument:
-        return False  # Hypothesis' own plugin reports the unknown profile
-    return bool(chosen.derandomize)
 
 
 def published_refs(rootdir: Path) -> tuple[list[str], str]:

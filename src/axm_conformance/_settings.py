@@ -17,6 +17,7 @@ __all__ = [
     "derived_seed",
     "new_seed",
     "parse_exemptions",
+    "run_seed",
 ]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -162,6 +163,19 @@ def _whole(value: Any, name: str, *, minimum: int) -> None:
 def new_seed() -> int:
     """A fresh seed for a run that was not given one."""
     return random.SystemRandom().getrandbits(32)
+
+
+def run_seed(given: int | None, profile: str | None = None) -> int | None:
+    """The seed a run uses: the one given, else a fresh one, else None when the Hypothesis
+    profile (``profile``, else the one loaded) derandomizes, as its ``ci`` profile does when
+    ``CI`` is set: each tool's seed is then derived from the tool (see derived_seed).
+    Raises ``hypothesis.errors.InvalidArgument`` for an unknown profile."""
+    if given is not None:
+        return given
+    import hypothesis  # a settings object, not the engine: reading a profile costs nothing
+
+    chosen = hypothesis.settings.get_profile(profile) if profile else hypothesis.settings()
+    return None if chosen.derandomize else new_seed()
 
 
 def derived_seed(*parts: str) -> int:
