@@ -40,8 +40,8 @@ from axm_conformance._observation import (
     jsonable,
 )
 from axm_conformance._origin import OwnCode, origin
-from axm_conformance._refs import Cleanups, clean_up, load
-from axm_conformance._subjects import Adapter, adapter_for
+from axm_conformance._refs import clean_up, load
+from axm_conformance.protocols import Cleanups, ToolProtocol, protocol_for
 
 __all__ = [
     "ToolState",
@@ -110,7 +110,7 @@ def _protocol(option: str, hint: str) -> str:
 class ToolState:
     """One loaded tool in the worker, with the event loop all its calls run on."""
 
-    adapter: Adapter
+    adapter: ToolProtocol
     loop: asyncio.AbstractEventLoop
     size_limit: int
     # The project's files, to tell what a call wrote outside its working directory. Their first
@@ -131,7 +131,7 @@ def open_tools(refs: list[str], protocol: str, size_limit: int) -> ToolState | l
     asyncio.set_event_loop(loop)
     cleanups: Cleanups = []
     adapters = [
-        adapter_for(obj, sub_ref, _protocol(protocol, hint))
+        protocol_for(obj, sub_ref, _protocol(protocol, hint))
         for ref in refs
         for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups)
     ]
@@ -147,9 +147,9 @@ def describe_all(state: ToolState | list[SubjectInfo]) -> list[SubjectInfo]:
     return [_described(state.adapter)] if isinstance(state, ToolState) else state
 
 
-def _described(adapter: Adapter) -> SubjectInfo:
+def _described(adapter: ToolProtocol) -> SubjectInfo:
     info = adapter.describe()
-    literals = literals_of(adapter.obj, info.callable_name) if info.callable_present else ()
+    literals = literals_of(adapter.obj, info.callable.name) if info.callable.present else ()
     return dataclasses.replace(info, distribution=_distribution(adapter.obj), literals=literals)
 
 

@@ -1,8 +1,8 @@
 """What a run leaves behind: the JSON certificate, its Markdown summary, and the baseline file.
 
-A certificate is assembled from one record per (tool, check). Records are plain JSON, so the same
-assembly serves a single process, ``check_tool`` and a pytest-xdist run (where each item's record
-travels back to the controller on its test report).
+A certificate is assembled from one record per (tool, check). Records are plain, versioned JSON,
+so the same assembly serves a single process, ``check_tool`` and a pytest-xdist run (where each
+item's record travels back to the controller on its test report).
 """
 
 from __future__ import annotations
@@ -13,12 +13,17 @@ import platform
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from axm_conformance._checks import CHECKS
+from axm_conformance._failure import format_failure
 from axm_conformance._observation import canonical_json
-from axm_conformance._report import Outcome, ToolReport, format_failure, verdict
-from axm_conformance._settings import Settings
+from axm_conformance._outcomes import Status, verdict
 from axm_conformance._version import __version__
+
+if TYPE_CHECKING:
+    from axm_conformance._report import Outcome, ToolReport
+    from axm_conformance._settings import Settings
 
 __all__ = [
     "SCHEMA_PATH",
@@ -33,7 +38,13 @@ __all__ = [
 ]
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "certificate.schema.json"
-FORMAT = "axm-conformance certificate 1"
+FORMAT = "axm-conformance certificate 2"
+# The version of one (tool, check) record; a record of another version is not assembled.
+RECORD_VERSION = 2
+
+
+class RecordError(ValueError):
+    """A record this version of the kit cannot read (from a worker running another version)."""
 
 
 def _schema_digest(schema: Any) -> str | None:
@@ -42,13 +53,17 @@ def _schema_digest(schema: Any) -> str | None:
     return hashlib.sha256(canonical_json(schema).encode()).hexdigest()
 
 
+# Outcomes whose first message is the reason the check judged nothing.
+_UNJUDGED = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
+_FAILING = (Status.FAILED, Status.ERROR)
+
+
 def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[str, Any]:
     """The record of one check of one tool, as plain JSON."""
     subject = tool.subject
-    # Plain strings: a record crosses pytest-xdist's channel, which knows no str subclasses.
-    messages = [str(message) for message in outcome.messages]
+    messages = list(outcome.messages)
     failure = None
-    if outcome.status in ("failed", "warning"):
+    if outcome.status in (Status.FAILED, Status.WARNING, Status.ERROR):
         failure = {
             "summary": messages[0] if messages else "",
             "messages": messages,
@@ -58,6 +73,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
         }
     distribution = subject.distribution
     return {
+        "version": RECORD_VERSION,
         "tool": {
             "key": tool.key,
             "ref": subject.ref,
@@ -72,10 +88,9 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
         "check": {
             "id": outcome.check_id,
             "title": outcome.title,
-            "outcome": outcome.status,
-            "reason": messages[0] if outcome.status in ("skipped", "inconclusive") else None,
-            "not_run": outcome.not_run,
-            "notes": messages if outcome.status == "passed" else [],
+            "outcome": outcome.status.value,
+            "reason": messages[0] if outcome.status in _UNJUDGED else None,
+            "notes": messages if outcome.status is Status.PASSED else [],
             "examples": outcome.examples,
             "invalid_inputs": outcome.invalid_inputs,
             "discarded": outcome.discarded,
@@ -97,13 +112,18 @@ def certificate(
     """
     tools: dict[str, dict[str, Any]] = {}
     for record in records:
+        if record.get("version") != RECORD_VERSION:
+            raise RecordError(
+                f"a record of version {record.get('version')!r}, not {RECORD_VERSION}: every "
+                "process of a run must use the same version of axm-conformance"
+            )
         tool = tools.setdefault(record["tool"]["key"], {**record["tool"], "checks": {}})
         tool["checks"][record["check"]["id"]] = record["check"]
     listed = []
     for key in sorted(tools):
         tool = tools[key]
         checks = sorted(tool.pop("checks").values(), key=lambda check: check["id"])
-        judged = verdict((check["id"], check["outcome"], check["not_run"]) for check in checks)
+        judged = verdict(((check["id"], check["outcome"]) for check in checks), CHECKS)
         tool["verdict"] = judged.verdict
         tool["certified"] = judged.certified
         tool["partial"] = judged.partial
@@ -128,7 +148,7 @@ def certificate(
             "inconclusive": sum(tool["verdict"] == "inconclusive" for tool in listed),
             "partial": sum(tool["partial"] for tool in listed),
             "failed_checks": sum(
-                check["outcome"] == "failed" for tool in listed for check in tool["checks"]
+                check["outcome"] in _FAILING for tool in listed for check in tool["checks"]
             ),
             "warnings": sum(
                 check["outcome"] == "warning" for tool in listed for check in tool["checks"]
@@ -166,10 +186,10 @@ def summary_markdown(document: dict[str, Any]) -> str:
     for tool in document["tools"]:
         findings = [
             f"`{check['id']}`"
-            + (f" ({check['outcome']})" if check["outcome"] != "failed" else "")
+            + (f" ({check['outcome']})" if check["outcome"] != Status.FAILED else "")
             + f": {_cell(check['failure']['summary'] if check['failure'] else check['reason'])}"
             for check in tool["checks"]
-            if check["outcome"] in ("failed", "inconclusive")
+            if check["outcome"] in (*_FAILING, Status.INCONCLUSIVE, Status.NOT_RUN)
         ]
         verdict = verdict_line(tool)
         if not tool["certified"]:
@@ -221,7 +241,7 @@ def baseline_of(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     failures = sorted(
         (record["tool"]["key"], record["check"]["id"], record["check"]["failure"]["summary"])
         for record in records
-        if record["check"]["outcome"] == "failed"
+        if record["check"]["outcome"] in _FAILING
     )
     return {
         "known_failures": [

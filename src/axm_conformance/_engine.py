@@ -29,8 +29,15 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
-from axm_conformance._api import WorkersAhead
-from axm_conformance._checks import CHECKS, Check, Context, Note, Warn
+from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._feeds import (
+    CONCURRENCY,
+    CRASHING_GUARD,
+    GUARDS,
+    INVALID,
+    VALID,
+    Feed,
+)
 from axm_conformance._observation import (
     Call,
     ExceptionInfo,
@@ -38,6 +45,7 @@ from axm_conformance._observation import (
     SubjectInfo,
     canonical_json,
 )
+from axm_conformance._outcomes import Evidence, Finding, Severity, Status
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
@@ -55,6 +63,8 @@ from axm_conformance._strategies import (
     valid_inputs,
 )
 from axm_conformance._worker import Crash, Worker
+from axm_conformance._workers import WorkersAhead
+from axm_conformance.protocols import protocol_named
 
 __all__ = ["certify"]
 
@@ -108,8 +118,8 @@ class _Run:
 
     check: Check
     examples: int = 0
-    failure: tuple[Call, tuple[str, ...]] | None = None
-    notes: list[str] = field(default_factory=list)
+    failure: tuple[Call, tuple[Finding, ...]] | None = None
+    notes: list[Finding] = field(default_factory=list)
     keywords: set[str] = field(default_factory=set)
     # The examples judged, by where their values came from (see _strategies.SOURCES).
     sources: dict[str, int] = field(default_factory=dict)
@@ -128,40 +138,41 @@ class _Session:
     drawn: SearchStrategy[Example]
     # Calls that hung or killed the worker, by feed: each feed gets its own allowance, so that
     # a tool that hangs on valid inputs is still probed (on a fresh worker) for the rest.
-    crashes: dict[str, int] = field(default_factory=dict)
+    crashes: dict[Feed, int] = field(default_factory=dict)
     # Calls made, by feed and by what happened.
-    statuses: dict[str, dict[str, int]] = field(default_factory=dict)
+    statuses: dict[Feed, dict[str, int]] = field(default_factory=dict)
     # Generated valid inputs the strategy threw away as invalid.
     discarded: int = 0
     # The tool's time budget: past this (time.monotonic) no call is made, and the feeds that
     # had not finished leave their checks failing as "not run".
     deadline: float = math.inf
     exhausted: bool = False
-    finished: set[str] = field(default_factory=set)
+    finished: set[Feed] = field(default_factory=set)
     # The errors calls ended in, by feed: how often each, and one message it came with.
-    errors: dict[str, Counter[str]] = field(default_factory=dict)
+    errors: dict[Feed, Counter[str]] = field(default_factory=dict)
     error_messages: dict[str, str] = field(default_factory=dict)
     # Hypothesis' example database (None: the profile keeps none, as its ci profile does), and
     # the inputs replayed from it, by feed, which are not sent again when met again.
     database: ExampleDatabase | None = None
-    replayed: set[tuple[str, str]] = field(default_factory=set)
+    replayed: set[tuple[Feed, str]] = field(default_factory=set)
 
-    def finish(self, *feeds: str) -> None:
+    def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
         if not self.exhausted:
             self.finished.update(feeds)
 
-    def call(self, value: Any, label: str, *, feed: str, repeat: bool) -> Call:
+    def call(self, value: Any, label: str, *, feed: Feed, repeat: bool) -> Call:
         """Call the tool through ``feed`` (twice when ``repeat``) and observe it."""
         first, trace = self.observe(value, feed)
         again = None
         if repeat and first.status != "crashed":
             again = self.observe(value, feed)[0]
-        return Call(value, first, label, again, feed == "invalid", trace)
+        return Call(value, first, label, again, feed is INVALID, trace)
 
-    def observe(self, value: Any, feed: str) -> tuple[Observation, Any]:
-        target, args = _TARGETS[feed], _arguments(feed, value)
-        outcome = self.worker.call(target, *args, timeout=self.settings.timeout * _SCALE[feed])
+    def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
+        target = feed.target or protocol_named(self.subject.protocol).probes[feed.name]
+        timeout = self.settings.timeout * feed.scale
+        outcome = self.worker.call(target, *feed.arguments(value), timeout=timeout)
         if outcome.error is not None:
             raise _NotRunnable(
                 f"the tool could not be loaded or called in the worker: "
@@ -196,7 +207,7 @@ class _Session:
         return crash.detail
 
     def judge(
-        self, value: Any, label: str, *, feed: str = "valid", source: str = "generated"
+        self, value: Any, label: str, *, feed: Feed = VALID, source: str = "generated"
     ) -> None:
         """Make one call and let every check fed by ``feed`` judge it; ``source`` says where
         the input came from (see _strategies.SOURCES)."""
@@ -217,18 +228,19 @@ class _Session:
             error, message = _ended_in(call.observation.exception)
             self.errors.setdefault(feed, Counter())[error] += 1
             self.error_messages.setdefault(error, message)
-        fuzzed = feed in ("valid", "invalid")  # not a probe
-        exercised = keywords_exercised(self.subject.input_schema, value) if fuzzed else frozenset()
+        exercised = (
+            keywords_exercised(self.subject.input_schema, value) if feed.fuzzed else frozenset()
+        )
         for run in runs:
             if status not in run.check.considers:
                 continue
             run.examples += 1
             run.keywords |= exercised
-            if fuzzed:
+            if feed.fuzzed:
                 run.sources[source] = run.sources.get(source, 0) + 1
-            found = tuple(run.check.function(self.subject, call, self.context))
-            run.notes.extend(item for item in found if isinstance(item, Note))
-            violations = tuple(item for item in found if not isinstance(item, Note))
+            found = run.check.findings(self.subject, call, self.context)
+            run.notes.extend(item for item in found if item.severity is Severity.NOTE)
+            violations = tuple(item for item in found if item.severity is not Severity.NOTE)
             # Keep the first failure, unless it was only a warning and this one is not.
             if violations and (
                 run.failure is None or (_severe(violations) and not _severe(run.failure[1]))
@@ -237,25 +249,24 @@ class _Session:
 
     def judge_mutation(self, mutation: Mutation) -> None:
         label = _mutation_label(mutation)
-        self.judge(mutation.value, label, feed="invalid", source=mutation.source)
+        self.judge(mutation.value, label, feed=INVALID, source=mutation.source)
 
     def judge_example(self, example: Example, label: str) -> None:
         self.judge(example.value, label, source=example.source)
 
-    def violations(self, check: Check, call: Call) -> tuple[str, ...]:
+    def violations(self, check: Check, call: Call) -> tuple[Finding, ...]:
         if call.observation.status not in check.considers:
             return ()
-        found = check.function(self.subject, call, self.context)
-        return tuple(item for item in found if not isinstance(item, Note))
+        return check.violations(self.subject, call, self.context)
 
-    def feeds(self, feed: str) -> bool:
-        return any(run.check.feed == feed for run in self.runs)
+    def feeds(self, feed: Feed) -> bool:
+        return any(run.check.feed is feed for run in self.runs)
 
-    def explore(self, seed: int, *, feed: str) -> None:
+    def explore(self, seed: int, *, feed: Feed) -> None:
         """Judge the inputs Hypothesis generates, valid ones or one-mistake mutations."""
         if not self.feeds(feed):
             return
-        invalid = feed == "invalid"
+        invalid = feed is INVALID
 
         # Settings not given here come from the active Hypothesis profile (the "ci" one when CI
         # is set): derandomize, print_blob and the example database are the user's to choose.
@@ -277,7 +288,7 @@ class _Session:
         with contextlib.suppress(_Stop):
             generated()
 
-    def replay(self, feed: str) -> None:
+    def replay(self, feed: Feed) -> None:
         """Judge first the failing inputs that earlier runs saved in the example database.
 
         An entry is dropped when the schema no longer classes its input as this feed's (valid,
@@ -288,14 +299,14 @@ class _Session:
             return
         validator = self.context.validator(self.subject.input_schema)
         for run in self.runs:
-            if run.check.feed != feed:
+            if run.check.feed is not feed:
                 continue
             key = _failure_key(self.subject, run.check)
             for entry in list(self.database.fetch(key)):
                 try:
                     saved = json.loads(entry)
                     value, label = saved["input"], f"{saved['label']} {_REPLAYED}".lstrip()
-                    replayable = validator.is_valid(value) is (feed == "valid")
+                    replayable = validator.is_valid(value) is (feed is VALID)
                 except (ValueError, KeyError, TypeError):
                     replayable = False
                 if not replayable:
@@ -336,7 +347,8 @@ class _Session:
             f"flaky: called again with the same input: {_happened(again.observation)}; "
             f"this check then {second}"
         )
-        run.failure = (call, (*violations, Warn(flaky) if not _severe(violations) else flaky))
+        severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
+        run.failure = (call, (*violations, Finding(flaky, severity)))
 
     def shrink(self, run: _Run, seed: int) -> None:
         """Replace the run's failure by the smallest input Hypothesis finds that still fails.
@@ -346,17 +358,17 @@ class _Session:
         assert run.failure is not None
         feed = run.check.feed
         deadline = time.monotonic() + _SHRINK_BUDGET
-        found: list[tuple[Call, tuple[str, ...]]] = []
+        found: list[tuple[Call, tuple[Finding, ...]]] = []
         # Shrink towards the same kind of finding: a failure must not shrink into a warning.
         severe = _severe(run.failure[1])
         # What each input tried came to, the failing one included: Hypothesis draws the same
         # value again (and replays its answer at the end), and a call may cost a whole timeout.
-        tried: dict[str, tuple[Call, tuple[str, ...]] | None] = {
+        tried: dict[str, tuple[Call, tuple[Finding, ...]] | None] = {
             repr(run.failure[0].input): run.failure
         }
 
         def fails(case: Any) -> bool:
-            value, label = (case.value, _mutation_label(case)) if feed == "invalid" else (case, "")
+            value, label = (case.value, _mutation_label(case)) if feed is INVALID else (case, "")
             key = repr(value)
             if key not in tried:
                 # Out of budget, every new candidate "passes": Hypothesis then stops shrinking.
@@ -385,7 +397,7 @@ class _Session:
         # random generator, so the seed steers shrinking only where there is no database.
         with contextlib.suppress(HypothesisException):
             hypothesis.find(
-                self.invalid if feed == "invalid" else self.valid,
+                self.invalid if feed is INVALID else self.valid,
                 fails,
                 settings=chosen,
                 random=None if chosen.database is not None else random.Random(seed),
@@ -395,28 +407,9 @@ class _Session:
             run.failure = found[-1]
 
 
-# Where each feed's calls go in the worker, and how many per-call timeouts one may take.
-_TARGETS = {
-    "valid": "axm_conformance._agent:invoke",
-    "invalid": "axm_conformance._agent:invoke",
-    "guards": "axm_conformance._probes:probe_guards",
-    "crashing-guard": "axm_conformance._probes:probe_guards",
-    "concurrency": "axm_conformance._probes:probe_concurrency",
-}
-_SCALE = {"valid": 1, "invalid": 1, "guards": 1, "crashing-guard": 1, "concurrency": 10}
-
-
-def _arguments(feed: str, value: Any) -> tuple[Any, ...]:
-    if feed in ("valid", "invalid"):
-        return (value, feed == "invalid")
-    if feed in ("guards", "crashing-guard"):
-        return (value, feed == "crashing-guard")
-    return tuple(value)  # concurrency: a valid and an invalid input
-
-
-def _severe(violations: tuple[str, ...]) -> bool:
+def _severe(violations: tuple[Finding, ...]) -> bool:
     """Whether a finding fails a run whatever its settings (not only a warning)."""
-    return any(not isinstance(violation, Warn) for violation in violations)
+    return any(violation.severe for violation in violations)
 
 
 def _size(value: Any) -> int:
@@ -463,7 +456,7 @@ _REACH_HINT = (
 )
 
 
-def _errors(session: _Session, feed: str) -> str:
+def _errors(session: _Session, feed: Feed) -> str:
     """The three errors the feed's calls ended in most often, with their counts."""
     counted = session.errors.get(feed)
     if not counted:
@@ -511,28 +504,30 @@ def certify(
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
     per_call: list[Check] = []
-    refused = settings.refusal(subject.effects)
+    refusal = settings.refusal(subject.effects)
+    refused = None if refusal is None else Finding(refusal, Severity.NOT_RUN)
     for check in chosen:
         exempt = settings.exemption(check.opt_out, subject.name)
         reason = (
-            f"exempt by the axm_{check.opt_out} setting: {exempt}"
+            Finding(f"exempt by the axm_{check.opt_out} setting: {exempt}", Severity.NOTE)
             if exempt is not None
-            else check.applies(subject)
+            else check.skip_reason(subject)
         )
         if reason is None and check.per_call:
             reason = refused
         if reason is not None:
-            outcomes[check.id] = Outcome(check.id, check.title, "skipped", (reason,))
+            status = Status.NOT_RUN if reason.severity is Severity.NOT_RUN else Status.SKIPPED
+            outcomes[check.id] = Outcome(check.id, check.title, status, (reason,))
         elif check.per_call:
             per_call.append(check)
         else:
             started = time.perf_counter()
-            found = tuple(check.function(subject, context))
-            violations = tuple(item for item in found if not isinstance(item, Note))
+            found = check.findings(subject, None, context)
+            violations = tuple(item for item in found if item.severity is not Severity.NOTE)
             outcomes[check.id] = Outcome(
                 check.id,
                 check.title,
-                "failed" if violations else "passed",
+                _status(violations, settings) if violations else Status.PASSED,
                 violations or found,
                 duration=time.perf_counter() - started,
             )
@@ -576,31 +571,31 @@ def _fuzz(
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
-                session.replay("valid")
+                session.replay(VALID)
                 for example in boundary:
                     session.judge_example(example, f"boundary example: {example.label}")
                 for example in placed:
                     session.judge_example(example, example.label)
-                session.explore(seed, feed="valid")
-            session.finish("valid")
+                session.explore(seed, feed=VALID)
+            session.finish(VALID)
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
-                session.replay("invalid")
+                session.replay(INVALID)
                 for mutation in mutations:
                     session.judge_mutation(mutation)
-                session.explore(seed, feed="invalid")
-            session.finish("invalid")
+                session.explore(seed, feed=INVALID)
+            session.finish(INVALID)
             _probe(session, [example.value for example in boundary], mutations)
             for run in runs:
-                if run.failure is not None and run.check.feed in ("valid", "invalid"):
+                if run.failure is not None and run.check.feed.fuzzed:
                     session.shrink(run, seed)
                     if not run.check.repeats:  # a check that repeats compares two calls itself
                         session.confirm(run)
                     session.save(run)
         except _NotRunnable as exc:
-            message = f"not run: {exc}"
+            message = Finding(f"not run: {exc}", Severity.NOT_RUN)
             return {
-                run.check.id: Outcome(run.check.id, run.check.title, "failed", (message,))
+                run.check.id: Outcome(run.check.id, run.check.title, Status.ERROR, (message,))
                 for run in runs
             }
     duration = time.perf_counter() - started
@@ -611,23 +606,23 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
     """Feed the guard and concurrency probes their inputs."""
     objects = [example for example in examples if isinstance(example, dict)]
     if not objects:
-        session.finish("guards", "crashing-guard", "concurrency")
+        session.finish(GUARDS, CRASHING_GUARD, CONCURRENCY)
         return
     with contextlib.suppress(_Stop):
         # Making the cases takes a validation each: only when a check judges them.
-        for value, label in _adversarial(session, objects) if session.feeds("guards") else ():
-            session.judge(value, label, feed="guards")
-    session.finish("guards")
+        for value, label in _adversarial(session, objects) if session.feeds(GUARDS) else ():
+            session.judge(value, label, feed=GUARDS)
+    session.finish(GUARDS)
     with contextlib.suppress(_Stop):
         for value in objects[:_CRASHING_GUARD_CALLS]:
             label = "a copy of the tool with a crashing guard first"
-            session.judge(value, label, feed="crashing-guard")
-    session.finish("crashing-guard")
+            session.judge(value, label, feed=CRASHING_GUARD)
+    session.finish(CRASHING_GUARD)
     refused = next((m.value for m in mutations if isinstance(m.value, dict)), None)
     with contextlib.suppress(_Stop):
         label = "concurrent calls with a slowed handler"
-        session.judge((objects[0], refused), label, feed="concurrency")
-    session.finish("concurrency")
+        session.judge((objects[0], refused), label, feed=CONCURRENCY)
+    session.finish(CONCURRENCY)
 
 
 def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
@@ -666,94 +661,117 @@ def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
     """The outcome of one per-call check, with the statistics of its inputs."""
     return dataclasses.replace(
         _verdict(run, session, duration),
-        discarded=session.discarded if run.check.feed == "valid" else 0,
+        discarded=session.discarded if run.check.feed is VALID else 0,
         invalid_inputs=(
-            sum(session.statuses.get("invalid", {}).values()) if run.check.feed == "invalid" else 0
+            sum(session.statuses.get(INVALID, {}).values()) if run.check.feed is INVALID else 0
         ),
         keywords=tuple(sorted(run.keywords)),
         sources=tuple((source, run.sources[source]) for source in SOURCES if source in run.sources),
-        callable_by_hand=run.check.feed in ("valid", "invalid"),
     )
+
+
+def _status(violations: tuple[Finding, ...], settings: Settings) -> Status:
+    """What a check's violations make of it: a failure, a warning (unless the run is strict),
+    or, when it could only say it could not judge, not run."""
+    severities = {violation.severity for violation in violations}
+    if Severity.FAILURE in severities or (settings.strict and Severity.WARNING in severities):
+        return Status.FAILED
+    return Status.WARNING if Severity.WARNING in severities else Status.NOT_RUN
 
 
 def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     check = run.check
     if run.failure is None and check.feed not in session.finished:
+        budget = (
+            f"not run: the tool's time budget of {session.settings.tool_budget:g} s "
+            "(--axm-tool-budget) ran out before this check could finish"
+        )
         return Outcome(
             check.id,
             check.title,
-            "failed",
-            (
-                f"not run: the tool's time budget of {session.settings.tool_budget:g} s "
-                "(--axm-tool-budget) ran out before this check could finish",
-            ),
+            Status.ERROR,
+            (Finding(budget, Severity.NOT_RUN),),
             examples=run.examples,
             duration=duration,
         )
     if run.failure is not None:
         call, violations = run.failure
-        observation = call.observation
-        traceback = ""
-        if observation.exception is not None:
-            traceback = observation.exception.traceback
-        elif observation.stderr_tail:
-            heading = (
-                "where it was when it was stopped:"
-                if observation.crash_kind == "timeout"
-                else "what the process wrote to stderr last:"
-            )
-            traceback = f"{heading}\n{observation.stderr_tail}"
-        only_warnings = all(isinstance(violation, Warn) for violation in violations)
+        # A probe calls a modified copy of the tool: no person can make the same call.
+        evidence = _evidence(call, callable_by_hand=check.feed.fuzzed)
         return Outcome(
             check.id,
             check.title,
-            "warning" if only_warnings and not session.settings.strict else "failed",
-            violations,
+            _status(violations, session.settings),
+            tuple(dataclasses.replace(violation, evidence=evidence) for violation in violations),
             examples=run.examples,
-            input=call.input,
-            has_input=True,
-            input_label=call.label,
-            traceback=traceback,
+            evidence=evidence,
             duration=duration,
         )
     if run.examples == 0:
-        made = session.statuses.get(check.feed, {})
-        seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
-        culprits = [
-            other.check.id
-            for other in session.runs
-            if other.failure is not None and (_severe(other.failure[1]) or session.settings.strict)
-        ]
-        if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
-            reason = (
-                f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
-                f"or crashed; see {', '.join(culprits)}"
-            )
-            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
-        if check.feed == "invalid":
-            # Nothing to judge is not a defect here: no input breaks the schema, or every one
-            # that does is refused by the caller before the tool sees it.
-            reason = (
-                f"not run: every invalid input was refused before reaching the tool ({seen})"
-                if made
-                else "not run: no input breaks the schema in a way the tool could receive"
-            )
-            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
-        wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
-        why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"
-        # When another check failed on those calls, it is the finding; this one could not run
-        # because of it. Otherwise the calls never reached what this check judges: inconclusive,
-        # neither a pass nor a failure, and the tool is not certified.
-        if culprits:
-            reason = f"not run: {why}; see {', '.join(culprits)}"
-            return Outcome(check.id, check.title, "skipped", (reason,), examples=0)
-        return Outcome(
-            check.id,
-            check.title,
-            "inconclusive",
-            (f"inconclusive: {why}{_errors(session, check.feed)}. {_REACH_HINT}",),
-            examples=0,
-            duration=duration,
-        )
+        return _unjudged(run, session, duration)
     notes = tuple(dict.fromkeys(run.notes))
-    return Outcome(check.id, check.title, "passed", notes, examples=run.examples, duration=duration)
+    return Outcome(
+        check.id, check.title, Status.PASSED, notes, examples=run.examples, duration=duration
+    )
+
+
+def _evidence(call: Call, *, callable_by_hand: bool) -> Evidence:
+    """The call a check's findings were made on, with the tool's traceback or last words."""
+    observation = call.observation
+    traceback = ""
+    if observation.exception is not None:
+        traceback = observation.exception.traceback
+    elif observation.stderr_tail:
+        heading = (
+            "where it was when it was stopped:"
+            if observation.crash_kind == "timeout"
+            else "what the process wrote to stderr last:"
+        )
+        traceback = f"{heading}\n{observation.stderr_tail}"
+    return Evidence(call.input, call.label, traceback, callable_by_hand)
+
+
+def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
+    """The outcome of a per-call check no call reached: why it could not run, or inconclusive."""
+    check = run.check
+    made = session.statuses.get(check.feed, {})
+    seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
+    culprits = [
+        other.check.id
+        for other in session.runs
+        if other.failure is not None and (_severe(other.failure[1]) or session.settings.strict)
+    ]
+    reason = ""
+    if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
+        reason = (
+            f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
+            f"or crashed; see {', '.join(culprits)}"
+        )
+    elif check.feed is INVALID:
+        # Nothing to judge is not a defect here: no input breaks the schema, or every one
+        # that does is refused by the caller before the tool sees it.
+        reason = (
+            f"not run: every invalid input was refused before reaching the tool ({seen})"
+            if made
+            else "not run: no input breaks the schema in a way the tool could receive"
+        )
+    wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
+    why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"
+    # When another check failed on those calls, it is the finding; this one could not run
+    # because of it. Otherwise the calls never reached what this check judges: inconclusive,
+    # neither a pass nor a failure, and the tool is not certified.
+    if not reason and culprits:
+        reason = f"not run: {why}; see {', '.join(culprits)}"
+    if reason:
+        return Outcome(
+            check.id, check.title, Status.NOT_RUN, (Finding(reason, Severity.NOT_RUN),), examples=0
+        )
+    inconclusive = f"inconclusive: {why}{_errors(session, check.feed)}. {_REACH_HINT}"
+    return Outcome(
+        check.id,
+        check.title,
+        Status.INCONCLUSIVE,
+        (Finding(inconclusive, Severity.NOT_RUN),),
+        examples=0,
+        duration=duration,
+    )

@@ -15,19 +15,20 @@ __all__ = [
     "CONTENT_BLOCKS",
     "PROGRAMMING_ERRORS",
     "Call",
+    "CallableInfo",
     "ExceptionInfo",
     "Observation",
     "ParameterInfo",
+    "Policy",
     "ResultFacts",
+    "ResultModel",
     "SubjectInfo",
     "canonical_json",
     "first_difference",
     "jsonable",
 ]
 
-Protocol = Literal["axm", "axio", "tool_use", "amplifier", "unknown"]
 Origin = Literal["os", "raise", "other"]
-PROTOCOLS: tuple[str, ...] = ("axm", "axio", "tool_use", "amplifier")
 
 # Exceptions that mean the tool's own code is wrong, not that the input or the world was: what
 # an axio handler that ran with arguments its runtime should have refused must not raise.
@@ -61,55 +62,84 @@ class ParameterInfo:
 
 
 @dataclass(frozen=True)
+class CallableInfo:
+    """The Python callable an input reaches (``execute``, ``handler``, ``run``...), as declared."""
+
+    name: str
+    present: bool
+    is_callable: bool
+    is_async: bool
+    expects_async: bool  # the protocol awaits it
+    parameters: tuple[ParameterInfo, ...] = ()
+    takes_var_keyword: bool = False
+    has_signature: bool = False
+
+
+@dataclass(frozen=True)
+class ResultModel:
+    """The result a protocol's tools return: ``returns`` names the contract ("tool-result", "str"
+    for a str or a list of content blocks, "json" for any JSON value); ``fields`` the fields of
+    a tool-result with the type names each may have (() for any JSON); ``structured_field`` the
+    field an output schema describes ("" for the value itself)."""
+
+    returns: Literal["tool-result", "str", "json"]
+    fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    structured_field: str = ""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How a protocol's runtime treats what a call does: the severity rule, per protocol.
+
+    An exception that escapes a call on a valid input is, by ``exception``, against the
+    protocol ("result": it wants a failed result instead), its ordinary error path ("domain"),
+    or allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
+    ("wrapped"). An input that breaks the schema is answered, by ``invalid``, with a failed
+    result, by raising one of ``allowed_exceptions``, or refused by the caller before the tool
+    runs ("refuse"). ``exception_absorber`` names what turns an exception against the protocol
+    into an error the model sees, when something does; ``invalid_absorber`` what keeps an input
+    that breaks the schema from the tool. ``promises_determinism``: the protocol says the same
+    input gives the same result. ``strips_unknown_keys``: the runtime drops keys the callable
+    does not take before calling it.
+    """
+
+    exception: Literal["result", "domain", "wrapped"] = "result"
+    allowed_exceptions: tuple[str, ...] = ()
+    invalid: Literal["result", "raise", "refuse"] = "result"
+    exception_absorber: str = ""
+    invalid_absorber: str = ""
+    promises_determinism: bool = False
+    strips_unknown_keys: bool = False
+
+
+@dataclass(frozen=True)
 class SubjectInfo:
     """Everything the static checks need to know about one tool, read without calling it.
 
-    ``call_style`` says how an input reaches the tool: "keywords" (each property a keyword
-    argument), "dict" (the input object as one argument) or "none" (the tool cannot be called).
-    ``returns`` names the result contract: "tool-result", "str" (a str or a list of content
-    blocks) or "json".
-
-    How the protocol's runtime treats what a call does, for the severity of a finding: an
-    exception that escapes a call on a valid input is, by ``exception_policy``, against the
-    protocol ("result": it wants a failed result instead), its ordinary error path ("domain"), or
-    allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
-    ("wrapped"). ``exception_absorber`` names what turns an exception against the protocol into
-    an error the model sees, when something does; ``invalid_absorber`` what keeps an input that
-    breaks the schema from reaching the tool at all. ``promises_determinism``: the protocol says
-    the same input gives the same result.
+    ``protocol`` is the name of the protocol it follows, ``protocol_title`` that name as its
+    documents spell it, ``capabilities`` what the protocol offers (see
+    :data:`axm_conformance.protocols.CAPABILITIES`). ``call_style`` says how an input reaches
+    the tool: "keywords" (each property a keyword argument), "dict" (the input object as one
+    argument) or "none" (the tool cannot be called).
     """
 
     ref: str
-    protocol: Protocol
+    protocol: str
+    protocol_title: str
+    capabilities: frozenset[str]
     variant: str
     name: Any
     name_type: str
     description: Any
     description_type: str
-    has_description: bool
     input_schema: Any
     schema_source: str  # "declared", "derived" or "" when there is none
     schema_error: str
     output_schema: Any
     call_style: Literal["keywords", "dict", "none"]
-    callable_name: str  # "execute" or "handler"
-    callable_present: bool
-    callable_is_callable: bool
-    callable_is_async: bool
-    expects_async: bool
-    parameters: tuple[ParameterInfo, ...]
-    takes_var_keyword: bool
-    strips_unknown_keys: bool  # the runtime drops keys the callable does not take
-    has_signature: bool
-    returns: Literal["tool-result", "str", "json"]
-    result_fields: dict[str, tuple[str, ...]]  # field -> allowed type names; () means any
-    structured_field: str  # the result field an output schema describes; "" for the value itself
-    exception_policy: Literal["result", "domain", "wrapped"]
-    allowed_exceptions: tuple[str, ...]
-    invalid_policy: Literal["result", "raise", "refuse"]
-    exception_absorber: str = ""
-    invalid_absorber: str = ""
-    promises_determinism: bool = False
+    callable: CallableInfo
+    result: ResultModel
+    policy: Policy
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0
@@ -120,6 +150,9 @@ class SubjectInfo:
     # The str, bytes (as text) and number literals of the tool's own source, in source order:
     # values inputs are made of besides the schema's (see _literals).
     literals: tuple[str | int | float, ...] = ()
+
+    def offers(self, capability: str) -> bool:
+        return capability in self.capabilities
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from _axm_conformance_pytestplugin import OPTIONS
-from axm_conformance._api import LoadError, WorkersAhead, inspect_tools, item_keys
+from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
     BaselineError,
     baseline_of,
@@ -33,9 +32,11 @@ from axm_conformance._certificate import (
     write_json,
 )
 from axm_conformance._checks import CHECKS, Check
+from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
-from axm_conformance._refs import ENTRY_POINT_GROUPS, ENTRY_POINT_PREFIX
-from axm_conformance._report import ToolReport, format_failure
+from axm_conformance._options import OPTIONS
+from axm_conformance._outcomes import Status
+from axm_conformance._report import ToolReport
 from axm_conformance._settings import (
     Settings,
     SettingsError,
@@ -45,28 +46,17 @@ from axm_conformance._settings import (
     run_seed,
 )
 from axm_conformance._version import __version__
+from axm_conformance._workers import WorkersAhead, inspect_tools
+from axm_conformance.protocols import ENTRY_POINT_PREFIX, entry_point_groups
 
 __all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning", "register"]
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
 
-# Settings read from options: the Settings field, how to read the text, what the text must be.
-_PARSERS: dict[str, tuple[str, Any, str]] = {
-    "axm_protocol": ("protocol", str, "a protocol name"),
-    "axm_examples": ("examples", int, "a whole number"),
-    "axm_timeout": ("timeout", float, "a number of seconds"),
-    "axm_tool_budget": ("tool_budget", float, "a number of seconds"),
-    "axm_worker_user": ("worker_user", str, "a user name"),
-    "axm_worker_files": ("worker_files", str, "a directory"),
-    "axm_name_pattern": ("name_pattern", str, "a regular expression"),
-    "axm_max_result_bytes": ("max_result_bytes", int, "a whole number of bytes"),
-    "axm_memory_limit": ("memory_limit", int, "a whole number of bytes"),
-}
-
 
 def _read(config: pytest.Config, ini: str) -> tuple[Any, str]:
     """The value of a setting and where it came from (option first, then ini)."""
-    option = next(name for name, key, _, _ in OPTIONS if key == ini)
+    option = next(option.flag for option in OPTIONS if option.ini == ini)
     value = config.getoption(ini)
     if value is not None:
         return value, option
@@ -84,23 +74,24 @@ def settings_from_config(config: pytest.Config) -> Settings:
     """Settings from the command line and ini file; a bad value is a one-line usage error."""
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
-    for ini, (name, parse, expected) in _PARSERS.items():
-        raw, where = _read(config, ini)
+    for option in OPTIONS:
+        if not option.setting:
+            continue
+        if option.switch:
+            values[option.setting] = _flag(config, option.ini)
+            continue
+        raw, where = _read(config, option.ini)
         if raw is None:
             continue
         try:
-            values[name] = parse(raw)
+            values[option.setting] = option.parse(raw)
         except ValueError:
-            raise pytest.UsageError(f"{where}: {raw!r} is not {expected}") from None
-        origin[name] = where
-    if values.get("memory_limit") == 0:
-        values["memory_limit"] = None
+            raise pytest.UsageError(f"{where}: {raw!r} is not {option.expected}") from None
+        origin[option.setting] = where
     checks, where = _read(config, "axm_checks")
     if checks:
         values["checks"] = tuple(checks)
         origin["checks"] = where
-    for flag in ("strict", "allow_root"):
-        values[flag] = _flag(config, f"axm_{flag}")
     exemptions = config.getini("axm_nondeterministic")
     if exemptions:
         origin["nondeterministic"] = "the axm_nondeterministic ini setting"
@@ -185,21 +176,21 @@ def published_refs(rootdir: Path) -> tuple[list[str], str]:
     names = {_project_name(rootdir)} - {None}
     refs: list[str] = []
     found: list[str] = []
+    groups = entry_point_groups()
     for distribution in metadata.distributions():
         name = distribution.metadata["Name"]
         if name not in names and not _installed_from(distribution, rootdir):
             continue
         found.append(name)
         for entry_point in distribution.entry_points:
-            if entry_point.group in ENTRY_POINT_GROUPS:
+            if entry_point.group in groups:
                 refs.append(f"{ENTRY_POINT_PREFIX}{entry_point.group}:{entry_point.name}")
-    groups = ", ".join(ENTRY_POINT_GROUPS)
     where = (
         f"distribution {', '.join(sorted(set(found)))} installed from {rootdir}"
         if found
         else f"any distribution installed from {rootdir} (none is installed)"
     )
-    return sorted(set(refs)), f"entry points in the groups {groups} of {where}"
+    return sorted(set(refs)), f"entry points in the groups {', '.join(groups)} of {where}"
 
 
 def _project_name(rootdir: Path) -> str | None:
@@ -297,7 +288,9 @@ class ConformancePlugin:
         try:
             described = _inspected_by_controller(config)
             subjects = (
-                described if described is not None else inspect_tools(refs, settings, workers)
+                described
+                if described is not None
+                else inspect_tools(refs, settings, workers, meanwhile=import_engine)
             )
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
@@ -632,6 +625,12 @@ def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], s
     return known
 
 
+# How an outcome shows in pytest: not a pass where the check did not judge, a failure where
+# the run could not finish it because of the tool.
+_SKIPS = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
+_FAILS = frozenset({Status.FAILED, Status.ERROR})
+
+
 class ConformanceItem(_KitItem):
     """One check of one tool."""
 
@@ -664,18 +663,18 @@ class ConformanceItem(_KitItem):
         self.axm_record = item_record(report, outcome, plugin.settings)
         known = plugin.baseline.get((self.key, self.check.id))
         if known is not None:
-            if outcome.status == "failed":
+            if outcome.status in _FAILS:
                 pytest.xfail(f"known failure (baseline): {known}")
             raise CheckFailed(
                 f"{self.check.id}: stale baseline entry: the baseline lists this check of "
                 f"{self.key} as a known failure ({known}), but it is now {outcome.status}; "
                 "remove the entry"
             )
-        if outcome.status in ("skipped", "inconclusive"):
+        if outcome.status in _SKIPS:
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
-        if outcome.status == "failed":
+        if outcome.status in _FAILS:
             raise CheckFailed(format_failure(report, outcome, self.plugin.settings))
-        if outcome.status == "warning":
+        if outcome.status is Status.WARNING:
             text = format_failure(report, outcome, self.plugin.settings)
             warnings.warn(ConformanceWarning(text), stacklevel=1)
 

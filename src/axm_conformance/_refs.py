@@ -13,34 +13,25 @@ import contextlib
 import importlib
 import inspect
 import re
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
-__all__ = ["ENTRY_POINT_GROUPS", "LoadError", "clean_up", "load"]
+from axm_conformance.protocols import (
+    ENTRY_POINT_PREFIX,
+    Cleanups,
+    Loaded,
+    LoadError,
+    Runner,
+    cause,
+    entry_point_groups,
+    protocol_named,
+    tool_from,
+)
 
-ENTRY_POINT_GROUPS: dict[str, str] = {
-    "axm.tools": "axm",
-    "axm.tribunal.tools": "axm",
-    "axio.tools": "axio",
-    "amplifier.modules": "amplifier",
-}
-ENTRY_POINT_PREFIX = "entry-point:"
+__all__ = ["LoadError", "clean_up", "load"]
+
 _ITEM = re.compile(r"^(?P<base>.*)\[(?P<key>[^\[\]]*)\]$")
-
-Loaded = list[tuple[str, Any, str]]
-Runner = Callable[[Coroutine[Any, Any, Any]], Any]
-# What loading left to be done when the tools are no longer used: functions, sync or async.
-Cleanups = list[Callable[[], Any]]
-
-
-class LoadError(Exception):
-    """A reference that cannot be loaded; the message is one line naming the reference."""
-
-
-def _cause(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def load(ref: str, run: Runner = asyncio.run, cleanups: Cleanups | None = None) -> Loaded:
@@ -92,9 +83,9 @@ def _load_attribute(ref: str) -> Loaded:
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise LoadError(f"{ref!r}: no module named {exc.name!r}") from None
-        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_cause(exc)}") from None
+        raise LoadError(f"{ref!r}: importing {module_name!r} raised {cause(exc)}") from None
     except BaseException as exc:
-        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_cause(exc)}") from None
+        raise LoadError(f"{ref!r}: importing {module_name!r} raised {cause(exc)}") from None
     obj: Any = module
     for part in attribute.split("."):
         try:
@@ -123,29 +114,23 @@ def _instantiate(ref: str, obj: Any, hint: str) -> Any:
             return obj()
         except BaseException as exc:
             raise LoadError(
-                f"{ref!r}: instantiating {obj.__name__} with no arguments raised {_cause(exc)}"
+                f"{ref!r}: instantiating {obj.__name__} with no arguments raised {cause(exc)}"
             ) from None
-    if inspect.iscoroutinefunction(obj) and hint in ("auto", "axio"):
-        from axm_runtime.axio import Tool
-
-        # A published handler is named by its entry point, as axio's loader names it.
-        name = ref.rpartition(":")[2] if ref.startswith(ENTRY_POINT_PREFIX) else obj.__name__
-        return Tool(name=name, handler=obj)
-    return obj
+    return tool_from(ref, obj, hint)
 
 
 def _load_entry_points(ref: str, run: Runner, cleanups: Cleanups | None) -> Loaded:
     group, _, name = ref[len(ENTRY_POINT_PREFIX) :].partition(":")
-    if group not in ENTRY_POINT_GROUPS:
+    groups = entry_point_groups()
+    if group not in groups:
         raise LoadError(
-            f"{ref!r}: unknown entry-point group {group!r}; use one of "
-            + ", ".join(ENTRY_POINT_GROUPS)
+            f"{ref!r}: unknown entry-point group {group!r}; use one of " + ", ".join(groups)
         )
     entry_points = [ep for ep in metadata.entry_points(group=group) if not name or ep.name == name]
     if not entry_points:
         what = f"no entry point named {name!r} in" if name else "no entry points in"
         raise LoadError(f"{ref!r}: {what} group {group!r} (is the distribution installed?)")
-    hint = ENTRY_POINT_GROUPS[group]
+    protocol = protocol_named(groups[group])
     loaded: Loaded = []
     for entry_point in sorted(entry_points, key=lambda ep: ep.name):
         entry_ref = f"{ENTRY_POINT_PREFIX}{group}:{entry_point.name}"
@@ -153,46 +138,10 @@ def _load_entry_points(ref: str, run: Runner, cleanups: Cleanups | None) -> Load
             obj = entry_point.load()
         except BaseException as exc:
             raise LoadError(
-                f"{entry_ref!r}: loading {entry_point.value!r} raised {_cause(exc)}"
+                f"{entry_ref!r}: loading {entry_point.value!r} raised {cause(exc)}"
             ) from None
-        if group == "amplifier.modules":
-            loaded.extend(_mounted_tools(entry_ref, obj, run, cleanups))
-        else:
-            loaded.append((entry_ref, _instantiate(entry_ref, obj, hint), hint))
+        loaded.extend(
+            (sub_ref, _instantiate(sub_ref, tool, protocol.name), protocol.name)
+            for sub_ref, tool, _ in protocol.published(entry_ref, obj, run, cleanups)
+        )
     return loaded
-
-
-def _coordinator() -> Any:
-    """amplifier-core's test coordinator when it is installed, else the reference one: a module
-    may use any member of the coordinator it was written against, not only ``mount``."""
-    try:
-        testing = importlib.import_module("amplifier_core.testing")
-    except ImportError:
-        from axm_runtime.amplifier import Coordinator
-
-        return Coordinator()
-    return testing.MockCoordinator()
-
-
-def _mounted_tools(ref: str, mount: Any, run: Runner, cleanups: Cleanups | None) -> Loaded:
-    """Mount an Amplifier module; each tool it mounts, or returns, is a subject.
-
-    What ``mount`` returns is otherwise its cleanup, called with the coordinator's own.
-    """
-    coordinator = _coordinator()
-    try:
-        returned = run(mount(coordinator, {}))
-    except BaseException as exc:
-        raise LoadError(f"{ref!r}: mount(coordinator, {{}}) raised {_cause(exc)}") from None
-    if cleanups is not None:
-        cleanups.append(coordinator.cleanup)
-    tools: dict[str, Any] = dict(coordinator.mount_points.get("tools") or {})
-    if hasattr(returned, "execute"):
-        if not any(tool is returned for tool in tools.values()):
-            name = getattr(returned, "name", None)
-            tools[name if isinstance(name, str) and name else "returned"] = returned
-    elif callable(returned) and cleanups is not None:
-        cleanups.append(returned)
-    if not tools:
-        raise LoadError(f"{ref!r}: the module mounted no tools")
-    return [(f"{ref}[{key}]", tool, "amplifier") for key, tool in sorted(tools.items())]

@@ -2,72 +2,36 @@
 
 from __future__ import annotations
 
-import json
-import shlex
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from axm_conformance._certificate import certificate, item_record
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._outcomes import Evidence, Finding, Status, Verdict, verdict
 from axm_conformance._settings import Settings
 
-__all__ = [
-    "Outcome",
-    "Report",
-    "ToolReport",
-    "Verdict",
-    "format_failure",
-    "reproduction",
-    "verdict",
-]
-
-Status = Literal["passed", "failed", "skipped", "warning", "inconclusive"]
-
-# The command-line spelling of each setting that changes what a run finds.
-_OPTIONS = {
-    "examples": "--axm-examples",
-    "timeout": "--axm-timeout",
-    "tool_budget": "--axm-tool-budget",
-    "worker_user": "--axm-worker-user",
-    "worker_files": "--axm-worker-files",
-    "allow_root": "--axm-allow-root",
-    "protocol": "--axm-protocol",
-    "name_pattern": "--axm-name-pattern",
-    "max_result_bytes": "--axm-max-result-bytes",
-    "memory_limit": "--axm-memory-limit",
-}
-
-# How each protocol calls a tool, as a person would type it.
-_CALLS = {
-    "axm": "tool.execute(**{input})",
-    "axio": "asyncio.run(tool(**{input}))",
-    "tool_use": "tool.handler({input})",
-    "amplifier": "asyncio.run(tool.execute({input}))",
-}
-_INDENT = "    "
+__all__ = ["Outcome", "Report", "ToolReport"]
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What one check concluded about one tool.
 
-    ``messages`` are the violations (failed, or warning: found, but only a warning unless the
-    run is strict) or the reason (skipped, or inconclusive: the calls never reached what the
-    check judges, and which errors they ended in). Per-call checks also give
-    the number of ``examples`` (calls) they judged, and, when they failed, the minimal ``input``
-    that shows the failure, what kind of input it was, and the tool's own traceback.
+    ``findings`` are the violations (failed, or warning: found, but only a warning unless the
+    run is strict), the notes of a check that passed, or the reason it was skipped, did not run,
+    or was inconclusive (the calls never reached what the check judges, and which errors they
+    ended in). Per-call checks also give the number of ``examples`` (calls) they judged, and,
+    when they found something, the ``evidence``: the minimal input that shows it, what kind of
+    input it was, and the tool's own traceback.
     """
 
     check_id: str
     title: str
     status: Status
-    messages: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
     examples: int | None = None
-    input: Any = None
-    has_input: bool = False
-    input_label: str = ""
-    traceback: str = ""
+    evidence: Evidence | None = None
     duration: float = 0.0
     # Statistics of the inputs behind a per-call check: how many generated inputs the valid-input
     # strategy threw away as invalid, how many invalid inputs the tool was given, which schema
@@ -77,46 +41,27 @@ class Outcome:
     invalid_inputs: int = 0
     keywords: tuple[str, ...] = ()
     sources: tuple[tuple[str, int], ...] = ()
-    # Whether the failing call can be made by hand (not so for a probe of a modified copy).
-    callable_by_hand: bool = True
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        return tuple(finding.text for finding in self.findings)
 
     @property
     def not_run(self) -> bool:
-        """A skip of an applicable check that could not run (as opposed to one not applying)."""
-        return self.status == "skipped" and any(m.startswith("not run") for m in self.messages)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A tool's verdict, and the checks its run left out.
-
-    ``failed`` when a check failed; ``inconclusive`` when none failed but one judged nothing or
-    could not run; ``certified`` otherwise. Certified means it only when every check ran: a
-    partial run (``-k``, ``--lf``, ``--axm-check``, deselection) is never certified.
-    """
-
-    verdict: Literal["certified", "failed", "inconclusive"]
-    not_run: tuple[str, ...]
+        """An applicable check that could not run (as opposed to one not applying)."""
+        return self.status is Status.NOT_RUN
 
     @property
-    def partial(self) -> bool:
-        return bool(self.not_run)
+    def has_input(self) -> bool:
+        return self.evidence is not None
 
     @property
-    def certified(self) -> bool:
-        return self.verdict == "certified" and not self.partial
+    def input(self) -> Any:
+        return None if self.evidence is None else self.evidence.input
 
-
-def verdict(outcomes: Iterable[tuple[str, str, bool]]) -> Verdict:
-    """The verdict from each check's (id, status, whether it could not run): the one place it
-    is decided, for a report in process and for a certificate assembled from records."""
-    ran: dict[str, tuple[str, bool]] = {check_id: (s, n) for check_id, s, n in outcomes}
-    statuses = [status for status, _ in ran.values()]
-    unsettled = any(status == "inconclusive" or not_run for status, not_run in ran.values())
-    return Verdict(
-        verdict="failed" if "failed" in statuses else "inconclusive" if unsettled else "certified",
-        not_run=tuple(check_id for check_id in CHECKS if check_id not in ran),
-    )
+    @property
+    def input_label(self) -> str:
+        return "" if self.evidence is None else self.evidence.label
 
 
 @dataclass(frozen=True)
@@ -130,7 +75,7 @@ class ToolReport:
 
     @property
     def verdict(self) -> Verdict:
-        return verdict((o.check_id, o.status, o.not_run) for o in self.outcomes)
+        return verdict(((o.check_id, o.status) for o in self.outcomes), CHECKS)
 
     @property
     def certified(self) -> bool:
@@ -144,7 +89,7 @@ class ToolReport:
 
     @property
     def failed(self) -> tuple[Outcome, ...]:
-        return tuple(outcome for outcome in self.outcomes if outcome.status == "failed")
+        return tuple(outcome for outcome in self.outcomes if outcome.status is Status.FAILED)
 
 
 @dataclass(frozen=True)
@@ -162,58 +107,9 @@ class Report:
 
     def certificate(self) -> dict[str, Any]:
         """The JSON certificate of this report (see ``certificate.schema.json``)."""
-        from axm_conformance._certificate import certificate, item_record
-
         records = [
             item_record(tool, outcome, self.settings)
             for tool in self.tools
             for outcome in tool.outcomes
         ]
         return certificate(records, self.settings, self.seed)
-
-
-def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
-    """A pytest command that re-runs exactly this check, then Python that makes the same call."""
-    options = ["pytest", "--axm-conformance", f"--axm-tool={tool.subject.ref}"]
-    options.append(f"--axm-check={outcome.check_id}")
-    options.append(f"--axm-seed={tool.seed}")
-    for name, value in settings.non_defaults().items():
-        if name in _OPTIONS:
-            options.append(_OPTIONS[name] if value is True else f"{_OPTIONS[name]}={value}")
-    lines = [_INDENT + shlex.join(options)]
-    call = _CALLS.get(tool.subject.protocol)
-    if outcome.has_input and call and outcome.callable_by_hand:
-        statement = call.format(input=repr(outcome.input))
-        snippet = ["import asyncio"] if statement.startswith("asyncio.") else []
-        snippet += [
-            "from axm_conformance import load_tool",
-            f"tool = load_tool({tool.subject.ref!r})",
-            statement,
-        ]
-        lines.append("or in Python:")
-        lines.extend(_INDENT + line for line in snippet)
-    return lines
-
-
-def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> str:
-    """The full account of a failed check: what, on which input, and how to reproduce it."""
-    subject = tool.subject
-    lines = [
-        f"{outcome.check_id}: {outcome.title}",
-        f"  tool:     {subject.name!r} ({subject.protocol}) from {subject.ref}",
-    ]
-    if outcome.has_input:
-        shown = json.dumps(outcome.input, ensure_ascii=False, sort_keys=True)
-        if len(shown) > 2000:
-            shown = shown[:2000] + f"... ({len(shown):,} characters)"
-        lines.append(f"  input:    {shown}")
-        if outcome.input_label:
-            lines.append(f"            ({outcome.input_label})")
-    lines.append("  what happened:")
-    lines.extend(f"    - {message}" for message in outcome.messages)
-    if outcome.traceback:
-        lines.append("  from the tool's process:")
-        lines.extend("    " + line for line in outcome.traceback.rstrip().splitlines())
-    lines.append("Reproduce with:")
-    lines.extend(reproduction(tool, outcome, settings))
-    return "\n".join(lines)

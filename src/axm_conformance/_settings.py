@@ -11,7 +11,6 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_NAME_PATTERN",
-    "PROTOCOL_CHOICES",
     "Settings",
     "SettingsError",
     "derived_seed",
@@ -21,7 +20,6 @@ __all__ = [
 ]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-PROTOCOL_CHOICES = ("auto", "axm", "axio", "tool_use", "amplifier")
 
 
 class SettingsError(ValueError):
@@ -95,10 +93,12 @@ class Settings:
             )
         if self.seed is not None:
             _whole(self.seed, "seed", minimum=0)
-        if self.protocol not in PROTOCOL_CHOICES:
+        from axm_conformance.protocols import registered
+
+        choices = ("auto", *registered())
+        if self.protocol not in choices:
             raise SettingsError(
-                "protocol",
-                f"protocol must be one of {', '.join(PROTOCOL_CHOICES)}, not {self.protocol!r}",
+                "protocol", f"protocol must be one of {', '.join(choices)}, not {self.protocol!r}"
             )
         try:
             re.compile(self.name_pattern)

@@ -14,7 +14,7 @@ import zoo_amplifier
 import zoo_axio
 import zoo_axm
 import zoo_tool_use
-from axm_conformance._checks import CHECKS, Context, Warn
+from axm_conformance._checks import CHECKS, Context
 from axm_conformance._observation import (
     Call,
     ExceptionInfo,
@@ -22,13 +22,14 @@ from axm_conformance._observation import (
     ResultFacts,
     SubjectInfo,
 )
-from axm_conformance._subjects import adapter_for
+from axm_conformance._outcomes import Finding, Severity
+from axm_conformance.protocols import protocol_for
 
 SUBJECTS: dict[str, SubjectInfo] = {
-    "axm": adapter_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool").describe(),
-    "amplifier": adapter_for(zoo_amplifier.TodoTool(), "zoo_amplifier:TodoTool").describe(),
-    "axio": adapter_for(zoo_axio.convert_length, "zoo_axio:convert_length").describe(),
-    "tool_use": adapter_for(
+    "axm": protocol_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool").describe(),
+    "amplifier": protocol_for(zoo_amplifier.TodoTool(), "zoo_amplifier:TodoTool").describe(),
+    "axio": protocol_for(zoo_axio.convert_length, "zoo_axio:convert_length").describe(),
+    "tool_use": protocol_for(
         zoo_tool_use.celsius_to_kelvin, "zoo_tool_use:celsius_to_kelvin"
     ).describe(),
 }
@@ -62,15 +63,16 @@ def raised(protocol: str, error: ExceptionInfo, *, invalid: bool = False) -> Cal
     return Call({"x": 1}, Observation(status="raised", exception=error), invalid=invalid)
 
 
-def judge(check_id: str, protocol: str, call: Call) -> list[str]:
+def judge(check_id: str, protocol: str, call: Call) -> list[Finding]:
     check = CHECKS[check_id]
-    return list(check.function(SUBJECTS[protocol], call, Context(settings=None)))
+    return list(check.findings(SUBJECTS[protocol], call, Context(settings=None)))
 
 
-def verdict(findings: list[str]) -> str:
+def verdict(findings: list[Finding]) -> str:
     if not findings:
         return "passes"
-    return "warns" if all(isinstance(finding, Warn) for finding in findings) else "fails"
+    warns = all(finding.severity is Severity.WARNING for finding in findings)
+    return "warns" if warns else "fails"
 
 
 # An exception escaping a valid call, by origin and protocol.
@@ -89,11 +91,11 @@ def test_an_exception_on_a_valid_input_is_judged_by_its_origin(origin: str, prot
     )
     assert verdict(findings) == VALID[origin][protocol], findings
     if verdict(findings) == "warns":
-        assert ABSORBERS[protocol] in findings[0]
-        assert "return a failed ToolResult instead" in findings[0]
+        assert ABSORBERS[protocol] in findings[0].text
+        assert "return a failed ToolResult instead" in findings[0].text
     if origin == "other":
-        assert "a crash in tools.execute" in findings[0]
-        assert "the tool cannot serve an input its schema allows" in findings[0]
+        assert "a crash in tools.execute" in findings[0].text
+        assert "the tool cannot serve an input its schema allows" in findings[0].text
 
 
 @pytest.mark.parametrize("protocol", list(SUBJECTS))
@@ -104,14 +106,14 @@ def test_a_base_exception_always_fails(protocol: str) -> None:
 
 def test_the_warning_says_where_the_exception_came_from() -> None:
     (refused,) = judge("no-unexpected-exception", "axm", raised("axm", exception("OSError", "os")))
-    assert refused.startswith(
+    assert refused.text.startswith(
         "raised OSError: it went wrong (a refusal of the operating system interface in "
         "tools.execute); AXM's MCP layer"
     )
     (deliberate,) = judge(
         "no-unexpected-exception", "amplifier", raised("amplifier", exception("KeyError", "raise"))
     )
-    assert "(raised on purpose by the tool's own code in tools.execute)" in deliberate
+    assert "(raised on purpose by the tool's own code in tools.execute)" in deliberate.text
 
 
 def test_axio_judges_the_handlers_exception_by_its_cause() -> None:
@@ -120,13 +122,13 @@ def test_axio_judges_the_handlers_exception_by_its_cause() -> None:
         "axio",
         Call({}, Observation(status="raised", exception=exception("ValueError", "raise"))),
     )
-    assert unwrapped == [
+    assert [finding.text for finding in unwrapped] == [
         "raised ValueError: it went wrong; only GuardError and HandlerError may escape"
     ]
     (crashed,) = judge(
         "no-unexpected-exception", "axio", raised("axio", exception("KeyError", "other"))
     )
-    assert crashed.startswith("raised HandlerError caused by KeyError: it went wrong, a crash in")
+    assert crashed.text.startswith("raised HandlerError caused by KeyError: it went wrong, a crash in")
 
 
 # An exception escaping a call with an input that breaks the schema, by origin and protocol:
@@ -148,7 +150,7 @@ def test_an_exception_on_an_invalid_input_is_judged_by_what_the_runtime_does(
     findings = judge("invalid-input-handled", protocol, call)
     assert verdict(findings) == INVALID[origin][protocol], findings
     if protocol == "axm":
-        assert all(finding.endswith(VALIDATION) for finding in findings)
+        assert all(finding.text.endswith(VALIDATION) for finding in findings)
 
 
 def test_axm_answers_to_an_invalid_input_are_all_warnings() -> None:
@@ -165,7 +167,7 @@ def test_an_axio_handler_that_crashed_on_an_invalid_input_still_fails() -> None:
     call = raised("axio", exception("AttributeError", "other"), invalid=True)
     findings = judge("invalid-input-handled", "axio", call)
     assert verdict(findings) == "fails"
-    assert findings[0].startswith("the handler crashed on an invalid input: AttributeError")
+    assert findings[0].text.startswith("the handler crashed on an invalid input: AttributeError")
 
 
 def facts(**fields: Any) -> ResultFacts:
@@ -191,11 +193,13 @@ def test_accepting_an_invalid_input_is_a_warning_everywhere() -> None:
 
 
 def test_a_subject_without_absorbers_fails_what_it_would_otherwise_warn() -> None:
-    bare = dataclasses.replace(SUBJECTS["axm"], exception_absorber="", invalid_absorber="")
+    axm = SUBJECTS["axm"]
+    policy = dataclasses.replace(axm.policy, exception_absorber="", invalid_absorber="")
+    bare = dataclasses.replace(axm, policy=policy)
     call = raised("axm", exception("OSError", "os"))
-    findings = list(CHECKS["no-unexpected-exception"].function(bare, call, Context(settings=None)))
+    findings = list(CHECKS["no-unexpected-exception"].findings(bare, call, Context(settings=None)))
     assert verdict(findings) == "fails"
-    assert "the AXM protocol wants every error, domain errors included" in findings[0]
+    assert "the AXM protocol wants every error, domain errors included" in findings[0].text
 
 
 @pytest.mark.parametrize(
@@ -215,8 +219,9 @@ def test_determinism_is_judged_where_promised_or_where_the_tool_declares_no_effe
     protocol: str, effects: tuple[str, ...], judged: bool
 ) -> None:
     subject = dataclasses.replace(SUBJECTS[protocol], effects=effects)
-    reason = CHECKS["deterministic"].applies(subject)
+    reason = CHECKS["deterministic"].skip_reason(subject)
     assert (reason is None) is judged, reason
     if not judged:
-        assert reason is not None and reason.startswith(f"the tool declares {effects[-1]} access")
-        assert reason.endswith("the axio protocol does not promise determinism")
+        assert reason is not None and reason.severity is Severity.NOTE
+        assert reason.text.startswith(f"the tool declares {effects[-1]} access")
+        assert reason.text.endswith("the axio protocol does not promise determinism")

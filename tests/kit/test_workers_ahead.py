@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from axm_conformance._api import WorkersAhead, inspect_tools
+from axm_conformance._workers import WorkersAhead, inspect_tools
 from axm_conformance._settings import Settings
 from tests.conftest import FIXTURES
 

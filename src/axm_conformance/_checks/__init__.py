@@ -1,9 +1,9 @@
 """The registry of checks, one module per group; importing this registers them all."""
 
 from axm_conformance._checks import behaviour, guards, invalid, results, schema, structure
-from axm_conformance._checks._registry import CHECKS, GROUPS, Check, Context, Note, Warn, check
+from axm_conformance._checks._registry import CHECKS, GROUPS, Check, Context, check
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "Note", "Warn", "check"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
 
 del behaviour, guards, invalid, results, schema, structure
 

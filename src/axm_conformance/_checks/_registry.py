@@ -1,8 +1,11 @@
 """The check registry: each check is a small named function with a stable id.
 
-A check states violations and nothing else: it yields one sentence per violation. The engine adds
-the tool, the input, the traceback and how to reproduce. A check's title is the first line of its
-docstring. Static checks see the tool's description; per-call checks also see one call.
+A check states violations and nothing else: it yields one sentence per violation (a ``str`` is a
+failure; :func:`~axm_conformance._outcomes.warning`, ``note`` and ``not_run`` make the other
+findings). The engine adds the tool, the input, the traceback and how to reproduce. A check's
+title is the first line of its docstring. Static checks see the tool's description; per-call
+checks also see one call. A check that needs something only some protocols offer requires that
+capability, and never names a protocol.
 """
 
 from __future__ import annotations
@@ -15,21 +18,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
+from axm_conformance._feeds import VALID, Feed
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
+from axm_conformance._outcomes import Finding, Severity
+from axm_conformance.protocols import CAPABILITIES
 
-__all__ = ["CHECKS", "FEEDS", "GROUPS", "Check", "Context", "Note", "Warn", "check"]
-
-
-class Warn(str):
-    """A violation that is only a warning unless the run is strict (``--axm-strict``)."""
-
-    __slots__ = ()
-
-
-class Note(str):
-    """Not a violation: a fact worth reporting about a check that passed (a peak seen)."""
-
-    __slots__ = ()
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
 
 
 @dataclass
@@ -52,9 +46,10 @@ class Context:
         return self._validators[key]
 
 
-Applies = Callable[[SubjectInfo], str | None]
-StaticCheck = Callable[[SubjectInfo, Context], Iterator[str]]
-CallCheck = Callable[[SubjectInfo, Call, Context], Iterator[str]]
+# Why a check does not apply to a tool: a str when it has nothing to judge there (skipped), a
+# not-run finding when it would apply but what it needs failed first; None when it applies.
+Applies = Callable[[SubjectInfo], str | Finding | None]
+Found = Iterator[str | Finding]
 
 
 def always(subject: SubjectInfo) -> str | None:
@@ -66,26 +61,61 @@ class Check:
     """A registered check. ``applies`` gives the reason to skip it for a tool, or None.
 
     A per-call check judges every call whose status is in ``considers``; the calls it judged are
-    the examples it ran. Its ``feed`` says which calls those are: "valid" inputs, "invalid" ones
-    (one mistake each), or the probes "guards", "crashing-guard" and "concurrency" (calls of an
-    instrumented copy of the tool). A check that ``repeats`` gets each input called a second
-    time. A check with an ``opt_out`` names the setting (pairs of tool name and reason) that
-    exempts a tool from it.
+    the examples it ran. Its ``feed`` says which calls those are (see :mod:`_feeds`). A check
+    that ``repeats`` gets each input called a second time. A check with an ``opt_out`` names the
+    setting (pairs of tool name and reason) that exempts a tool from it. ``requires`` names the
+    capabilities a tool's protocol must offer for the check to apply.
     """
 
     id: str
     title: str
     group: str
-    function: Callable[..., Iterator[str]]
+    function: Callable[..., Found]
     applies: Applies
     considers: frozenset[str] = frozenset()
     repeats: bool = False
     opt_out: str = ""
-    feed: str = "valid"
+    feed: Feed = VALID
+    requires: tuple[str, ...] = ()
 
     @property
     def per_call(self) -> bool:
         return bool(self.considers)
+
+    def skip_reason(self, subject: SubjectInfo) -> Finding | None:
+        """Why the check is not run on the tool, or None when it is: a note when it does not
+        apply (a capability the protocol lacks, or the check's own reason), a not-run finding
+        when it could not run."""
+        for capability in self.requires:
+            if not subject.offers(capability):
+                return Finding(
+                    f"the {subject.protocol_title} protocol does not offer "
+                    f"{CAPABILITIES[capability]} ({capability})",
+                    Severity.NOTE,
+                )
+        reason = self.applies(subject)
+        return Finding(reason, Severity.NOTE) if isinstance(reason, str) else reason
+
+    def findings(
+        self, subject: SubjectInfo, call: Call | None, context: Context
+    ) -> tuple[Finding, ...]:
+        """What the check finds about the tool (and the call, for a per-call check)."""
+        found = (
+            self.function(subject, context)
+            if call is None
+            else self.function(subject, call, context)
+        )
+        return tuple(item if isinstance(item, Finding) else Finding(item) for item in found)
+
+    def violations(
+        self, subject: SubjectInfo, call: Call | None, context: Context
+    ) -> tuple[Finding, ...]:
+        """The findings that are violations (failures, warnings), not notes."""
+        return tuple(
+            finding
+            for finding in self.findings(subject, call, context)
+            if finding.severity is not Severity.NOTE
+        )
 
 
 CHECKS: dict[str, Check] = {}
@@ -100,7 +130,6 @@ GROUPS = (
     "guards",
     "concurrency",
 )
-FEEDS = ("valid", "invalid", "guards", "crashing-guard", "concurrency")
 
 
 def check(
@@ -111,17 +140,19 @@ def check(
     considers: tuple[str, ...] = (),
     repeats: bool = False,
     opt_out: str = "",
-    feed: str = "valid",
-) -> Callable[[Callable[..., Iterator[str]]], Callable[..., Iterator[str]]]:
+    feed: Feed = VALID,
+    requires: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
-    def register(function: Callable[..., Iterator[str]]) -> Callable[..., Iterator[str]]:
+    def register(function: Callable[..., Found]) -> Callable[..., Found]:
         if id in CHECKS:
             raise ValueError(f"check id {id!r} is registered twice")
         if group not in GROUPS:
             raise ValueError(f"check {id!r} names an unknown group {group!r}")
-        if feed not in FEEDS:
-            raise ValueError(f"check {id!r} names an unknown feed {feed!r}")
+        unknown = [capability for capability in requires if capability not in CAPABILITIES]
+        if unknown:
+            raise ValueError(f"check {id!r} requires unknown capabilities {unknown!r}")
         title = inspect.getdoc(function) or ""
         CHECKS[id] = Check(
             id=id,
@@ -133,6 +164,7 @@ def check(
             repeats=repeats,
             opt_out=opt_out,
             feed=feed,
+            requires=requires,
         )
         return function
 

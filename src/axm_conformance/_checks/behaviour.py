@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from axm_conformance._checks._registry import Context, Warn, check
-from axm_conformance._checks.results import display
+from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, Observation, SubjectInfo
+from axm_conformance._outcomes import Finding, warning
 
 __all__: list[str] = []
 
@@ -16,18 +14,18 @@ __all__: list[str] = []
 _WORLDLY = ("write", "execute", "external", "unknown")
 
 
-def _judged_for_determinism(subject: SubjectInfo) -> str | None:
+def _judged_for_determinism(subject: SubjectInfo) -> str | Finding | None:
     """Why determinism is not judged: the protocol does not promise it, and the tool declares
     it acts on the world (a command's timings, a temporary name, a file it wrote)."""
     reason = input_unusable(subject)
-    if reason is not None or subject.promises_determinism:
+    if reason is not None or subject.policy.promises_determinism:
         return reason
     declared = [access for access in _WORLDLY if access in subject.effects]
     if not declared:
         return None
     return (
         f"the tool declares {' and '.join(declared)} access, so the same input may meet a "
-        f"changed world, and the {display(subject.protocol)} protocol does not promise "
+        f"changed world, and the {subject.protocol_title} protocol does not promise "
         "determinism"
     )
 
@@ -40,7 +38,7 @@ def _judged_for_determinism(subject: SubjectInfo) -> str | None:
     repeats=True,
     opt_out="nondeterministic",
 )
-def deterministic(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def deterministic(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The same input, given twice, gives the same result."""
     again = call.repeat
     if again is None or again.status == "crashed":
@@ -60,8 +58,14 @@ def _said(observation: Observation) -> str:
     return f"raised {observation.exception.summary()}"
 
 
-@check("input-not-mutated", "behaviour", applies=input_unusable, considers=("returned", "raised"))
-def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+@check(
+    "input-not-mutated",
+    "behaviour",
+    applies=input_unusable,
+    considers=("returned", "raised"),
+    requires=("in-process",),
+)
+def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The call leaves the caller's input, and everything nested in it, unchanged."""
     if call.observation.mutation:
         yield f"the call changed its input: {call.observation.mutation}"
@@ -74,7 +78,7 @@ _FORBIDDEN = ("processes running",)
 
 
 @check("leaves-no-trace", "behaviour", applies=input_unusable, considers=("returned", "raised"))
-def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The call leaves nothing behind: no files in the project, no processes, no changed state."""
     for effect in call.observation.side_effects:
-        yield effect if any(part in effect for part in _FORBIDDEN) else Warn(effect)
+        yield effect if any(part in effect for part in _FORBIDDEN) else warning(effect)

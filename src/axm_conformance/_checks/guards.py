@@ -10,26 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Note, check
+from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
+from axm_conformance._feeds import CONCURRENCY, CRASHING_GUARD, GUARDS
 from axm_conformance._observation import Call, SubjectInfo
+from axm_conformance._outcomes import Finding, not_run, note
 
 __all__: list[str] = []
 
 
-def _has_guards(subject: SubjectInfo) -> str | None:
-    if not subject.guards:
-        return "the tool has no guards"
-    if subject.protocol != "axio":
-        return "guards are probed on axio tools (an awaited tool with a handler)"
-    return input_unusable(subject)
+def _has_guards(subject: SubjectInfo) -> str | Finding | None:
+    return "the tool has no guards" if not subject.guards else input_unusable(subject)
 
 
-def _has_limit(subject: SubjectInfo) -> str | None:
+def _has_limit(subject: SubjectInfo) -> str | Finding | None:
     if subject.concurrency is None:
         return "the tool has no concurrency limit"
-    if subject.protocol != "axio":
-        return "concurrency limits are probed on axio tools (an awaited tool with a handler)"
     return input_unusable(subject)
 
 
@@ -48,12 +44,19 @@ def _denial(events: tuple[str, ...]) -> str:
     return next((event for event in events if " raised " in event), "")
 
 
-@check("guards-enforced", "guards", applies=_has_guards, considers=("returned",), feed="guards")
-def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+@check(
+    "guards-enforced",
+    "guards",
+    applies=_has_guards,
+    considers=("returned",),
+    feed=GUARDS,
+    requires=("guards",),
+)
+def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """Guards run in order before the handler; a denial stops the call with GuardError."""
     trace = call.trace
     if trace.problem:
-        yield f"not run: {trace.problem}"
+        yield not_run(f"not run: {trace.problem}")
         return
     events = trace.events
     denial = _denial(events)
@@ -71,9 +74,13 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Itera
         yield "the handler ran before the last guard had decided"
     if trace.handler_inputs and trace.guard_outputs:
         received, allowed = trace.handler_inputs[0], trace.guard_outputs[-1]
-        if isinstance(allowed, dict) and not subject.takes_var_keyword and subject.has_signature:
+        if (
+            isinstance(allowed, dict)
+            and not subject.callable.takes_var_keyword
+            and subject.callable.has_signature
+        ):
             # Keys the handler does not take may be dropped after the guards (published axio).
-            accepted = {parameter.name for parameter in subject.parameters}
+            accepted = {parameter.name for parameter in subject.callable.parameters}
             allowed = {key: value for key, value in allowed.items() if key in accepted}
         if received != allowed:
             yield (
@@ -86,13 +93,14 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Itera
     "guards",
     applies=_has_guards,
     considers=("returned",),
-    feed="crashing-guard",
+    feed=CRASHING_GUARD,
+    requires=("guards",),
 )
-def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A guard that crashes denies the call with GuardError, and the handler never runs."""
     trace = call.trace
     if trace.problem:
-        yield f"not run: {trace.problem}"
+        yield not_run(f"not run: {trace.problem}")
         return
     yield from _stopped(trace, "a guard in front of it crashed (RuntimeError)")
 
@@ -102,13 +110,14 @@ def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> It
     "concurrency",
     applies=_has_limit,
     considers=("returned",),
-    feed="concurrency",
+    feed=CONCURRENCY,
+    requires=("concurrency-limit",),
 )
-def concurrency_limit(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def concurrency_limit(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The concurrency limit holds under load, survives every kind of failure and event loop."""
     trace = call.trace
     if trace.problem:
-        yield f"not run: {trace.problem}"
+        yield not_run(f"not run: {trace.problem}")
         return
     if trace.peak > trace.limit:
         yield (
@@ -122,4 +131,4 @@ def concurrency_limit(subject: SubjectInfo, call: Call, context: Context) -> Ite
         )
     if trace.second_loop:
         yield trace.second_loop
-    yield Note(f"peak of {trace.peak} handlers in flight under {trace.calls} concurrent calls")
+    yield note(f"peak of {trace.peak} handlers in flight under {trace.calls} concurrent calls")

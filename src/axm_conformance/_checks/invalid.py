@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from axm_conformance._checks._registry import Context, Warn, check
-from axm_conformance._checks.results import display, is_programming_error, provenance
+from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks.results import is_programming_error, provenance
 from axm_conformance._checks.schema import input_unusable
+from axm_conformance._feeds import INVALID
 from axm_conformance._observation import Call, Observation, SubjectInfo
+from axm_conformance._outcomes import Finding, warning
 
 __all__: list[str] = []
 
@@ -24,21 +26,22 @@ __all__: list[str] = []
     "invalid",
     applies=input_unusable,
     considers=("returned", "raised", "crashed"),
-    feed="invalid",
+    feed=INVALID,
 )
-def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """An input that breaks the schema is refused the protocol's way, never crashed on."""
     findings = _findings(subject, call.observation)
-    if subject.invalid_absorber:
+    absorber = subject.policy.invalid_absorber
+    if absorber:
         # The runtime never lets such an input reach the tool: whatever the tool does with it
         # is a warning.
         for finding in findings:
-            yield Warn(f"{finding}; {subject.invalid_absorber}")
+            yield warning(f"{finding}; {absorber}")
     else:
         yield from findings
 
 
-def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str]:
+def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | Finding]:
     if observation.status == "crashed":
         yield observation.crash_detail
         return
@@ -46,19 +49,19 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str]:
     if exception is not None and not exception.is_exception:
         yield f"raised {exception.summary()}, a BaseException, on an invalid input"
         return
-    policy = subject.invalid_policy
-    if policy == "result":
+    policy = subject.policy
+    if policy.invalid == "result":
         if exception is not None:
-            if exception.origin == "other" or not subject.exception_absorber:
+            if exception.origin == "other" or not policy.exception_absorber:
                 yield (
                     f"raised {exception.summary()} on an invalid input; the "
-                    f"{display(subject.protocol)} protocol wants a failed result"
+                    f"{subject.protocol_title} protocol wants a failed result"
                 )
             else:
                 # Not a crash: a refusal the runtime turns into an error the model sees.
-                yield Warn(
+                yield warning(
                     f"raised {exception.summary()} on an invalid input "
-                    f"({provenance(exception)}); {subject.exception_absorber}"
+                    f"({provenance(exception)}); {policy.exception_absorber}"
                 )
             return
         result = observation.result
@@ -67,14 +70,14 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str]:
             what = "a coroutine" if result.type_name == "coroutine" else f"a {result.type_name}"
             yield f"answered an invalid input with {what}, not a ToolResult"
         elif result.fields.get("success") is True:
-            yield Warn("accepted an invalid input and reported success")
-    elif policy == "raise":
+            yield warning("accepted an invalid input and reported success")
+    elif policy.invalid == "raise":
         if exception is None:
-            yield Warn("accepted an invalid input and returned normally")
-        elif not any(exception.is_a(name) for name in subject.allowed_exceptions):
+            yield warning("accepted an invalid input and returned normally")
+        elif not any(exception.is_a(name) for name in policy.allowed_exceptions):
             yield (
                 f"raised {exception.summary()} on an invalid input; only "
-                f"{' and '.join(subject.allowed_exceptions)} may escape"
+                f"{' and '.join(policy.allowed_exceptions)} may escape"
             )
         elif (
             exception.cause is not None

@@ -9,10 +9,9 @@ absorb it, and is a warning naming what absorbs it where it does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Warn, check
+from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import (
     CONTENT_BLOCKS,
@@ -21,18 +20,11 @@ from axm_conformance._observation import (
     ExceptionInfo,
     SubjectInfo,
 )
+from axm_conformance._outcomes import warning
 
-__all__ = ["crash", "display", "is_programming_error", "provenance"]
+__all__ = ["crash", "is_programming_error", "provenance"]
 
 _CALLABLE = ("returned", "raised")
-
-
-_DISPLAY = {"axm": "AXM", "axio": "axio", "tool_use": "tool_use", "amplifier": "Amplifier"}
-
-
-def display(protocol: str) -> str:
-    """A protocol's name as its documents spell it."""
-    return _DISPLAY.get(protocol, protocol)
 
 
 def is_programming_error(exception: ExceptionInfo) -> bool:
@@ -62,14 +54,20 @@ def crash(summary: str, exception: ExceptionInfo) -> str:
 @check(
     "call-completes", "calls", applies=input_unusable, considers=("returned", "raised", "crashed")
 )
-def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """Every call returns within the timeout and leaves the process running."""
     if call.observation.status == "crashed":
         yield call.observation.crash_detail
 
 
-@check("no-unexpected-exception", "calls", applies=input_unusable, considers=_CALLABLE)
-def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+@check(
+    "no-unexpected-exception",
+    "calls",
+    applies=input_unusable,
+    considers=_CALLABLE,
+    requires=("python-exceptions",),
+)
+def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A valid input raises only what the protocol lets escape."""
     exception = call.observation.exception
     if exception is None:
@@ -79,8 +77,8 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
             f"raised {exception.summary()}, a BaseException that would take down the agent "
             "running the tool"
         )
-    elif subject.exception_policy == "wrapped":
-        allowed = subject.allowed_exceptions
+    elif subject.policy.exception == "wrapped":
+        allowed = subject.policy.allowed_exceptions
         cause = exception.cause
         if not any(exception.is_a(name) for name in allowed):
             yield f"raised {exception.summary()}; only {' and '.join(allowed)} may escape"
@@ -88,15 +86,15 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
             yield crash(f"{exception.type_name} caused by {cause.summary()}", cause)
     elif exception.origin == "other":
         yield crash(exception.summary(), exception)
-    elif subject.exception_policy == "result":
-        if subject.exception_absorber:
-            yield Warn(
+    elif subject.policy.exception == "result":
+        if subject.policy.exception_absorber:
+            yield warning(
                 f"raised {exception.summary()} ({provenance(exception)}); "
-                f"{subject.exception_absorber}"
+                f"{subject.policy.exception_absorber}"
             )
         else:
             yield (
-                f"raised {exception.summary()}; the {display(subject.protocol)} protocol wants "
+                f"raised {exception.summary()}; the {subject.protocol_title} protocol wants "
                 "every error, domain errors included, reported as a failed result"
             )
 
@@ -105,15 +103,16 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
     "result-type",
     "results",
     applies=lambda s: (
-        input_unusable(s) or ("any JSON value is a valid result" if s.returns == "json" else None)
+        input_unusable(s)
+        or ("any JSON value is a valid result" if s.result.returns == "json" else None)
     ),
     considers=("returned",),
 )
-def result_type(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The result has the protocol's type: a ToolResult, or for axio a str or content blocks."""
     result = call.observation.result
     assert result is not None
-    if subject.returns == "str":
+    if subject.result.returns == "str":
         if result.field_types.get("value") not in ("str", CONTENT_BLOCKS):
             yield f"returned {result.type_name}, not a str or a list of content blocks"
         return
@@ -134,11 +133,11 @@ def result_type(subject: SubjectInfo, call: Call, context: Context) -> Iterator[
     "results",
     applies=lambda s: (
         input_unusable(s)
-        or (None if s.returns == "tool-result" else "the result has no success/error fields")
+        or (None if s.result.returns == "tool-result" else "the result has no success/error fields")
     ),
     considers=("returned",),
 )
-def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """success is a bool, a failure carries an error, a success none; fields have their types."""
     result = call.observation.result
     assert result is not None
@@ -151,7 +150,7 @@ def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Ite
         yield f"success is false but error is {error!r}: a failure must say what went wrong"
     elif success is True and _error_text(error):
         yield f"success is true but error is set: {_error_text(error)!r}"
-    for name, types in subject.result_fields.items():
+    for name, types in subject.result.fields.items():
         kind = result.field_types.get(name)
         if name != "success" and kind is not None and types and kind not in types:
             yield f"{name} is {kind}, expected " + " or ".join(_TYPE_NAMES.get(t, t) for t in types)
@@ -169,7 +168,7 @@ def _error_text(error: Any) -> str:
 
 
 @check("result-json", "results", applies=input_unusable, considers=("returned",))
-def result_json(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def result_json(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """Every payload in the result is strict JSON."""
     result = call.observation.result
     assert result is not None
@@ -191,14 +190,15 @@ def result_json(subject: SubjectInfo, call: Call, context: Context) -> Iterator[
         )
     ),
     considers=("returned",),
+    requires=("output-schema",),
 )
-def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A successful result's structured output satisfies the declared output schema."""
     result = call.observation.result
     assert result is not None
     if result.truncated or result.fields.get("success", True) is not True:
         return  # a failed result carries an error, not the structured output
-    field = subject.structured_field or "value"
+    field = subject.result.structured_field or "value"
     if field not in result.fields:
         yield f"the result has no {field}, which the output schema describes"
         return
@@ -208,7 +208,7 @@ def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Iterato
 
 
 @check("result-size", "results", applies=input_unusable, considers=("returned",))
-def result_size(subject: SubjectInfo, call: Call, context: Context) -> Iterator[str]:
+def result_size(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The serialised result is under the size limit."""
     result = call.observation.result
     assert result is not None

@@ -9,8 +9,9 @@ from typing import Any
 from jsonschema import Draft202012Validator, SchemaError
 from jsonschema.validators import validator_for
 
-from axm_conformance._checks._registry import Context, check
+from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._outcomes import Finding, not_run
 
 __all__ = ["contradictions", "input_unusable", "schema_problem", "subschemas"]
 
@@ -90,7 +91,7 @@ def _problem(schema: Any) -> str | None:
     "schema",
     applies=lambda s: "the object matches no tool protocol" if s.call_style == "none" else None,
 )
-def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Iterator[str]:
+def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Found:
     """The input schema is a valid JSON Schema whose root is an object."""
     if subject.schema_error:
         yield subject.schema_error
@@ -134,24 +135,26 @@ def contradictions(schema: Any) -> Iterator[str]:
         yield from _forbidden_required(path, node)
 
 
-def _schema_unusable(subject: SubjectInfo) -> str | None:
+def _schema_unusable(subject: SubjectInfo) -> str | Finding | None:
     if subject.call_style == "none":
         return "the object matches no tool protocol"
     if next(input_schema_valid(subject, None), None) is not None:
-        return "not run: the input schema is not valid (see input-schema-valid)"
+        return not_run("not run: the input schema is not valid (see input-schema-valid)")
     return None
 
 
-def input_unusable(subject: SubjectInfo) -> str | None:
+def input_unusable(subject: SubjectInfo) -> str | Finding | None:
     """Why no valid input can be made for the tool, when a schema check explains it."""
     reason = _schema_unusable(subject)
     if reason is None and next(contradictions(subject.input_schema), None) is not None:
-        reason = "not run: no input satisfies the input schema (see input-schema-satisfiable)"
+        reason = not_run(
+            "not run: no input satisfies the input schema (see input-schema-satisfiable)"
+        )
     return reason
 
 
 @check("input-schema-satisfiable", "schema", applies=_schema_unusable)
-def input_schema_satisfiable(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def input_schema_satisfiable(subject: SubjectInfo, context: Context) -> Found:
     """Some input satisfies the input schema (no contradictory keywords)."""
     yield from contradictions(subject.input_schema)
 
@@ -185,36 +188,43 @@ def _same(a: Any, b: Any) -> bool:
     "schema",
     applies=lambda s: (
         None
-        if s.has_signature and s.call_style == "keywords" and isinstance(s.input_schema, dict)
+        if s.callable.has_signature
+        and s.call_style == "keywords"
+        and isinstance(s.input_schema, dict)
         else "the input does not arrive as keyword arguments of a Python signature"
     ),
+    requires=("in-process",),
 )
-def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> Found:
     """Every schema property is a parameter, and every parameter without a default is required."""
     schema = subject.input_schema
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
-    keyword_names = {p.name for p in subject.parameters if p.kind != "POSITIONAL_ONLY"}
-    positional_only = {p.name for p in subject.parameters if p.kind == "POSITIONAL_ONLY"}
-    if not subject.takes_var_keyword:
+    target = subject.callable
+    keyword_names = {p.name for p in target.parameters if p.kind != "POSITIONAL_ONLY"}
+    positional_only = {p.name for p in target.parameters if p.kind == "POSITIONAL_ONLY"}
+    if not target.takes_var_keyword:
         for name in properties:
             if name in positional_only:
                 yield (
                     f"the schema has property {name!r}, but that parameter of "
-                    f"{subject.callable_name} is positional-only"
+                    f"{target.name} is positional-only"
                 )
             elif name not in keyword_names:
                 yield (
-                    f"the schema has property {name!r}, but {subject.callable_name} has no such "
+                    f"the schema has property {name!r}, but {target.name} has no such "
                     "keyword parameter"
                 )
-        if not subject.strips_unknown_keys and schema.get("additionalProperties") is not False:
+        if (
+            not subject.policy.strips_unknown_keys
+            and schema.get("additionalProperties") is not False
+        ):
             yield (
                 "the schema lets a caller send properties it does not list "
-                f"(additionalProperties is not false), but {subject.callable_name} takes no "
+                f"(additionalProperties is not false), but {target.name} takes no "
                 "**kwargs: such a call fails to bind"
             )
-    for parameter in subject.parameters:
+    for parameter in target.parameters:
         if (
             parameter.required
             and parameter.kind != "POSITIONAL_ONLY"
@@ -229,8 +239,9 @@ def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> It
     "output-schema-valid",
     "schema",
     applies=lambda s: None if s.output_schema is not None else "the tool declares no output schema",
+    requires=("output-schema",),
 )
-def output_schema_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def output_schema_valid(subject: SubjectInfo, context: Context) -> Found:
     """A declared output schema is a valid JSON Schema."""
     problem = schema_problem(subject.output_schema)
     if problem:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Note, check
+from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._outcomes import note
 
 __all__: list[str] = []
 
@@ -17,7 +18,7 @@ def _recognised(subject: SubjectInfo) -> str | None:
 
 
 @check("protocol-shape", "structure")
-def protocol_shape(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def protocol_shape(subject: SubjectInfo, context: Context) -> Found:
     """The object has the members of a tool protocol."""
     if subject.protocol == "unknown":
         yield f"a {subject.variant} object matches no tool protocol: it lacks " + " and ".join(
@@ -26,7 +27,7 @@ def protocol_shape(subject: SubjectInfo, context: Context) -> Iterator[str]:
 
 
 @check("name-valid", "structure", applies=_recognised)
-def name_valid(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def name_valid(subject: SubjectInfo, context: Context) -> Found:
     """The name is a string that every client accepts as a tool name."""
     pattern = context.settings.name_pattern
     if subject.name_type != "str":
@@ -46,12 +47,12 @@ def _shadow(ref: str, refs: set[str]) -> str | None:
 
 
 @check("name-unique", "structure", applies=_recognised)
-def name_unique(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def name_unique(subject: SubjectInfo, context: Context) -> Found:
     """No other tool under test has the same name."""
     refs = {other.ref for other in context.subjects}
     shadow = _shadow(subject.ref, refs)
     if shadow is not None:
-        yield Note(f"shadowed by {shadow}, to which axm resolves the name")
+        yield note(f"shadowed by {shadow}, to which axm resolves the name")
         return
     others = [
         other.ref
@@ -65,12 +66,8 @@ def name_unique(subject: SubjectInfo, context: Context) -> Iterator[str]:
         yield f"the name {subject.name!r} is also the name of " + ", ".join(others)
 
 
-@check(
-    "description-present",
-    "structure",
-    applies=lambda s: None if s.has_description else "the protocol has no description",
-)
-def description_present(subject: SubjectInfo, context: Context) -> Iterator[str]:
+@check("description-present", "structure", requires=("description",))
+def description_present(subject: SubjectInfo, context: Context) -> Found:
     """The description the model reads is a non-empty string."""
     if subject.description_type != "str":
         yield f"the description is {subject.description_type}, not a str"
@@ -78,22 +75,23 @@ def description_present(subject: SubjectInfo, context: Context) -> Iterator[str]
         yield "the description is empty"
 
 
-@check("callable-shape", "structure", applies=_recognised)
-def callable_shape(subject: SubjectInfo, context: Context) -> Iterator[str]:
+@check("callable-shape", "structure", applies=_recognised, requires=("in-process",))
+def callable_shape(subject: SubjectInfo, context: Context) -> Found:
     """The execute method or handler exists, is callable, and is sync or async as required."""
-    name = subject.callable_name
-    if not subject.callable_present:
+    target = subject.callable
+    name = target.name
+    if not target.present:
         yield f"there is no {name}"
         return
-    if not subject.callable_is_callable:
+    if not target.is_callable:
         yield f"{name} is not callable"
         return
-    if subject.expects_async and not subject.callable_is_async:
+    if target.expects_async and not target.is_async:
         yield f"{name} is not async def, but the {subject.protocol} protocol awaits it"
-    if not subject.expects_async and subject.callable_is_async:
+    if not target.expects_async and target.is_async:
         yield f"{name} is async def, but the {subject.protocol} protocol calls it synchronously"
     if subject.call_style == "keywords":
-        for parameter in subject.parameters:
+        for parameter in target.parameters:
             if parameter.kind == "POSITIONAL_ONLY":
                 yield (
                     f"parameter {parameter.name!r} of {name} is positional-only: "
@@ -119,8 +117,9 @@ _METADATA_TYPES: dict[str, tuple[str, Callable[[str, Any], bool]]] = {
     "axm-metadata-types",
     "structure",
     applies=lambda s: None if s.metadata else "the tool declares no discovery metadata",
+    requires=("discovery-metadata",),
 )
-def axm_metadata_types(subject: SubjectInfo, context: Context) -> Iterator[str]:
+def axm_metadata_types(subject: SubjectInfo, context: Context) -> Found:
     """Discovery metadata (expose_directly, domain, tags, agent_hint) has the documented types."""
     for key, (kind, value) in sorted(subject.metadata.items()):
         expected, accepts = _METADATA_TYPES[key]

@@ -1,4 +1,5 @@
-"""What every protocol adapter shares: safe attribute reads and the reduction of a result to facts.
+"""What every protocol shares: the protocol interface, safe attribute reads, and the reduction of a
+result to facts.
 
 Adapters run in the worker, next to the tool. Reading an attribute of a stranger's object can
 raise, so every read here is guarded and reported rather than propagated.
@@ -9,20 +10,56 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from axm_conformance._observation import (
+    CallableInfo,
     ParameterInfo,
+    Policy,
     ResultFacts,
+    ResultModel,
     SubjectInfo,
     canonical_json,
     jsonable,
 )
 from axm_conformance._origin import OwnCode, own_code
 
-__all__ = ["Adapter", "Missing", "read", "signature_facts"]
+__all__ = [
+    "CAPABILITIES",
+    "ENTRY_POINT_PREFIX",
+    "Cleanups",
+    "LoadError",
+    "Loaded",
+    "Missing",
+    "Runner",
+    "ToolProtocol",
+    "cause",
+    "is_async_callable",
+    "read",
+    "signature_facts",
+]
+
+
+ENTRY_POINT_PREFIX = "entry-point:"
+
+# Loading gives (ref, object, protocol name or "auto") triples, each ref naming one tool.
+Loaded = list[tuple[str, Any, str]]
+# Runs a coroutine to completion, in the event loop the tools will be called on.
+Runner = Callable[[Coroutine[Any, Any, Any]], Any]
+# What loading left to be done when the tools are no longer used: functions, sync or async.
+Cleanups = list[Callable[[], Any]]
+
+
+class LoadError(Exception):
+    """A reference that cannot be loaded; the message is one line naming the reference."""
+
+
+def cause(exc: BaseException) -> str:
+    """An exception in one line, for a LoadError's message."""
+    text = f"{type(exc).__name__}: {exc}".splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 class Missing:
@@ -74,44 +111,108 @@ def is_async_callable(function: Any) -> bool:
     return call is not None and inspect.iscoroutinefunction(call)
 
 
+# What a protocol may offer, and what a check that requires it then relies on. A check whose
+# capability the tool's protocol does not offer is skipped, saying so.
+CAPABILITIES: dict[str, str] = {
+    "in-process": "a Python object called in the worker (its signature, its input, its source)",
+    "python-exceptions": "errors that escape a call as Python exceptions",
+    "description": "a description the model reads",
+    "output-schema": "a declared output schema",
+    "discovery-metadata": "discovery metadata (expose_directly, domain, tags, agent_hint)",
+    "effects-declared": "declared kinds of access (read, write, execute, external)",
+    "guards": "permission guards in front of the tool",
+    "concurrency-limit": "a limit on concurrent calls",
+}
+
+
 @dataclass
-class Adapter:
-    """How one protocol reaches a tool: what it declares, and one way to call it."""
+class ToolProtocol:
+    """A tool protocol: which objects follow it, what they declare, and how they are called.
+
+    A subclass is one protocol, registered under the entry-point group
+    ``axm_conformance.protocols``. Its class attributes are read by the kit (detection, the
+    severity policy, the reproduction snippet, the probes); an instance wraps one loaded tool in
+    the worker process, where it describes the tool and makes its calls.
+    """
 
     obj: Any
     ref: str
 
-    protocol: ClassVar[str]
-    returns: ClassVar[str]
-    # The fields of a "tool-result", each with the type names it may have (() for any JSON).
-    result_fields: ClassVar[dict[str, tuple[str, ...]]] = {}
-    structured_field: ClassVar[str] = ""
-    # What the protocol makes of an exception escaping a call (see SubjectInfo): "result" (it
-    # wants a failed result), "domain" (raising is its error path) or "wrapped" (the runtime
-    # lets only allowed_exceptions escape, the callable's exception as their cause).
-    exception_policy: ClassVar[str] = "result"
-    allowed_exceptions: ClassVar[tuple[str, ...]] = ()
-    # How the protocol answers an input that breaks the schema: "result" (a failed result, no
-    # exception), "raise" (one of allowed_exceptions) or "refuse" (the caller's validation
-    # reports a failure and the tool's code never runs).
-    invalid_policy: ClassVar[str] = "result"
-    # What in the protocol's published runtime turns an exception against the protocol into an
-    # error the model sees, and what keeps an input that breaks the schema from the tool: a
-    # finding either absorbs is a warning that names it. "": nothing does.
-    exception_absorber: ClassVar[str] = ""
-    invalid_absorber: ClassVar[str] = ""
-    # Whether the protocol says that the same input gives the same result.
-    promises_determinism: ClassVar[bool] = False
-    # Whether the input reaches the tool as keyword arguments (else as one value).
-    keyword_call: ClassVar[bool] = False
-    # Whether the runtime drops keys the callable does not take (axio does) before calling it.
-    strips_unknown_keys: ClassVar[bool] = False
-    # Set by call_invalid where the adapter can see whether the tool's own code ran.
+    name: ClassVar[str]
+    title: ClassVar[str]  # the name as the protocol's documents spell it
+    capabilities: ClassVar[frozenset[str]] = frozenset()
+    # Entry-point groups tools of this protocol are published in (``entry-point:GROUP[:NAME]``).
+    entry_point_groups: ClassVar[tuple[str, ...]] = ()
+    # Detection tries protocols in this order (lowest first): the most specific shape first.
+    detection_order: ClassVar[int] = 10
+    result: ClassVar[ResultModel] = ResultModel("json")
+    policy: ClassVar[Policy] = Policy()
+    # How a person makes one call, ``{input}`` standing for the input's Python literal.
+    call_snippet: ClassVar[str] = ""
+    # The worker functions ("module:function") that make the probes' calls, by feed name.
+    probes: ClassVar[dict[str, str]] = {}
+    # The member an input reaches, whether it is awaited, and how the input reaches it.
+    callable_name: ClassVar[str] = "execute"
+    expects_async: ClassVar[bool] = False
+    call_style: ClassVar[Literal["keywords", "dict"]] = "dict"
+    # Set by call_invalid where the protocol can see whether the tool's own code ran.
     handler_called: bool | None = None
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        """Whether ``obj`` has this protocol's shape (for ``--axm-protocol=auto``)."""
+        return False
+
+    @classmethod
+    def tool_from(cls, ref: str, obj: Any) -> Any | None:
+        """The tool a bare object stands for under this protocol (an ``async def`` handler
+        wrapped as axio wraps it, say), or None when the object is not such a thing."""
+        return None
+
+    @classmethod
+    def published(cls, ref: str, obj: Any, run: Runner, cleanups: Cleanups | None) -> Loaded:
+        """The tools an object published in one of ``entry_point_groups`` gives, each with its
+        own reference: by default the object itself. ``run`` runs a coroutine in the event
+        loop the tools will be called on; a cleanup loading leaves goes to ``cleanups``.
+        Raises :class:`LoadError`."""
+        return [(ref, obj, cls.name)]
 
     def describe(self) -> SubjectInfo:
         """The tool as the static checks see it."""
-        raise NotImplementedError
+        schema, source, error = self.input_schema()
+        target = read(self.obj, self.callable_name)
+        parameters, takes_var_keyword, has_signature = signature_facts(target)
+        return self._info(
+            variant="",
+            input_schema=schema,
+            schema_source=source,
+            schema_error=error,
+            output_schema=self.output_schema(),
+            call_style=self.call_style,
+            callable=CallableInfo(
+                name=self.callable_name,
+                present=not isinstance(target, Missing),
+                is_callable=callable(target),
+                is_async=is_async_callable(target),
+                expects_async=self.expects_async,
+                parameters=parameters,
+                takes_var_keyword=takes_var_keyword,
+                has_signature=has_signature,
+            ),
+        )
+
+    def input_schema(self) -> tuple[Any, str, str]:
+        """The input schema, where it comes from ("declared", "derived"), and why there is
+        none ("" when there is one)."""
+        schema = read(self.obj, "input_schema")
+        if isinstance(schema, Missing):
+            return None, "", schema.error or "declares no input_schema"
+        return schema, "declared", ""
+
+    def output_schema(self) -> Any:
+        """The declared output schema; None when there is none."""
+        schema = read(self.obj, "output_schema")
+        return None if isinstance(schema, Missing) or schema in ({}, None) else schema
 
     def call(self, input: Any) -> Any:
         """Start one call with ``input``: its return value, possibly awaitable."""
@@ -122,7 +223,7 @@ class Adapter:
 
         Keyword arguments are built from a JSON object: anything else cannot even be sent.
         """
-        if self.keyword_call and not isinstance(input, dict):
+        if self.call_style == "keywords" and not isinstance(input, dict):
             return "the input is not an object, so it cannot be passed as keyword arguments"
         return ""
 
@@ -132,8 +233,8 @@ class Adapter:
 
     def own_objects(self) -> tuple[Any, ...]:
         """What the tool's author wrote, whose packages are the tool's own code: the tool's
-        class and its ``execute`` (which a base class in another package may provide)."""
-        return (type(self.obj), read(self.obj, "execute"))
+        class and the member an input reaches (which a base class elsewhere may provide)."""
+        return (type(self.obj), read(self.obj, self.callable_name))
 
     @functools.cached_property
     def own_code(self) -> OwnCode:
@@ -145,21 +246,15 @@ class Adapter:
         description = facts.pop("description", read(self.obj, "description"))
         return SubjectInfo(
             ref=self.ref,
-            protocol=self.protocol,  # type: ignore[arg-type]
+            protocol=self.name,
+            protocol_title=self.title,
+            capabilities=self.capabilities,
             name=jsonable(name)[0] if not isinstance(name, Missing) else None,
             name_type=_type_name(name),
             description=jsonable(description)[0] if not isinstance(description, Missing) else None,
             description_type=_type_name(description),
-            returns=self.returns,  # type: ignore[arg-type]
-            result_fields=self.result_fields,
-            structured_field=self.structured_field,
-            exception_policy=self.exception_policy,  # type: ignore[arg-type]
-            allowed_exceptions=self.allowed_exceptions,
-            invalid_policy=self.invalid_policy,  # type: ignore[arg-type]
-            exception_absorber=self.exception_absorber,
-            invalid_absorber=self.invalid_absorber,
-            promises_determinism=self.promises_determinism,
-            strips_unknown_keys=self.strips_unknown_keys,
+            result=self.result,
+            policy=self.policy,
             **facts,
         )
 
@@ -173,13 +268,17 @@ class Adapter:
         fields: dict[str, Any] = {}
         field_types: dict[str, str] = {}
         read_errors: dict[str, str] = {}
-        if self.returns == "tool-result" and value is not None and not isinstance(value, str):
+        if (
+            self.result.returns == "tool-result"
+            and value is not None
+            and not isinstance(value, str)
+        ):
             getter: Callable[[str], Any] = (
                 (lambda key: value[key] if key in value else Missing())
                 if is_mapping
                 else (lambda key: read(value, key))
             )
-            for key in self.result_fields:
+            for key in self.result.fields:
                 item = getter(key)
                 if isinstance(item, Missing):
                     if item.error:

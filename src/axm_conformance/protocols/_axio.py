@@ -12,62 +12,91 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from axm_conformance._observation import CONTENT_BLOCKS, ParameterInfo, SubjectInfo
-from axm_conformance._subjects._base import (
-    Adapter,
-    Missing,
-    is_async_callable,
-    read,
-    signature_facts,
-)
+from axm_conformance._observation import CONTENT_BLOCKS, Policy, ResultModel, SubjectInfo
+from axm_conformance.protocols._base import ENTRY_POINT_PREFIX, Missing, ToolProtocol, read
 
-__all__ = ["AxioAdapter"]
+__all__ = ["AxioProtocol"]
+
+# The worker side of the guard and concurrency probes.
+_PROBES = "axm_conformance.protocols._axio_probes"
 
 
-class AxioAdapter(Adapter):
-    protocol = "axio"
-    returns = "str"
-    exception_policy = "wrapped"
-    allowed_exceptions = ("GuardError", "HandlerError")
-    invalid_policy = "raise"
-    keyword_call = True
-    strips_unknown_keys = True
+class AxioProtocol(ToolProtocol):
+    name = "axio"
+    title = "axio"
+    capabilities = frozenset(
+        {
+            "in-process",
+            "python-exceptions",
+            "description",
+            "effects-declared",
+            "guards",
+            "concurrency-limit",
+        }
+    )
+    entry_point_groups = ("axio.tools",)
+    detection_order = 30
+    result = ResultModel("str")
+    policy = Policy(
+        exception="wrapped",
+        allowed_exceptions=("GuardError", "HandlerError"),
+        invalid="raise",
+        strips_unknown_keys=True,
+    )
+    call_snippet = "asyncio.run(tool(**{input}))"
+    probes = {
+        "guards": f"{_PROBES}:probe_guards",
+        "crashing-guard": f"{_PROBES}:probe_guards",
+        "concurrency": f"{_PROBES}:probe_concurrency",
+    }
+    callable_name = "handler"
+    expects_async = True
+    call_style = "keywords"
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        return not isinstance(read(obj, "handler"), Missing)
+
+    @classmethod
+    def tool_from(cls, ref: str, obj: Any) -> Any | None:
+        """A bare ``async def`` handler, wrapped in a ``Tool`` as axio's loader wraps it."""
+        if not inspect.iscoroutinefunction(obj):
+            return None
+        from axm_runtime.axio import Tool
+
+        # A published handler is named by its entry point, as axio's loader names it.
+        name = ref.rpartition(":")[2] if ref.startswith(ENTRY_POINT_PREFIX) else obj.__name__
+        return Tool(name=name, handler=obj)
 
     def describe(self) -> SubjectInfo:
+        info = super().describe()
         handler = read(self.obj, "handler")
-        is_class = isinstance(handler, type)
-        parameters: tuple[ParameterInfo, ...] = ()
-        if is_class:
-            takes_var_keyword, has_signature = False, False
-            is_async = inspect.iscoroutinefunction(read(handler, "__call__"))
-        else:
-            parameters, takes_var_keyword, has_signature = signature_facts(handler)
-            is_async = is_async_callable(handler)
-        schema = read(self.obj, "input_schema")
         guards = read(self.obj, "guards")
         concurrency = read(self.obj, "concurrency")
-        return self._info(
-            variant="handler-class" if is_class else "function",
-            has_description=True,
-            input_schema=None if isinstance(schema, Missing) else schema,
-            schema_source="derived",
-            schema_error=schema.error or "has no input_schema"
-            if isinstance(schema, Missing)
-            else "",
-            output_schema=None,
-            call_style="keywords",
-            callable_name="handler",
-            callable_present=not isinstance(handler, Missing),
-            callable_is_callable=callable(handler),
-            callable_is_async=is_async,
-            expects_async=True,
-            parameters=parameters,
-            takes_var_keyword=takes_var_keyword,
-            has_signature=has_signature,
+        facts: dict[str, Any] = {}
+        if isinstance(handler, type):
+            # A ToolHandler class: its fields are the parameters, its __call__ the callable.
+            facts["callable"] = dataclasses.replace(
+                info.callable,
+                is_async=inspect.iscoroutinefunction(read(handler, "__call__")),
+                parameters=(),
+                takes_var_keyword=False,
+                has_signature=False,
+            )
+        return dataclasses.replace(
+            info,
+            variant="handler-class" if isinstance(handler, type) else "function",
             guards=len(guards) if isinstance(guards, list | tuple) else 0,
             concurrency=concurrency if isinstance(concurrency, int) else None,
             effects=_declared_effects(self.obj, handler),
+            **facts,
         )
+
+    def input_schema(self) -> tuple[Any, str, str]:
+        schema = read(self.obj, "input_schema")
+        if isinstance(schema, Missing):
+            return None, "derived", schema.error or "has no input_schema"
+        return schema, "derived", ""
 
     async def call(self, input: Any) -> Any:
         return await self.obj(**input)
@@ -87,7 +116,7 @@ class AxioAdapter(Adapter):
         """Call a copy whose handler records whether it ran, so that a ``HandlerError`` raised by
         the runtime's own argument checks (published axio's is caused by a ``TypeError`` or
         ``ValueError``) is told from a handler that crashed; ``handler_called`` says which."""
-        from axm_conformance._probes import ProbeError, handler_recorded  # imports the agent
+        from axm_conformance.protocols._axio_probes import ProbeError, handler_recorded
 
         try:
             tool, recorder = handler_recorded(self.obj)

@@ -1,0 +1,259 @@
+"""The kit's options: one table that the pytest plugin, the settings it reads and the reproduction
+command all read, so that an option, its ini twin, its help text and its spelling in a command
+cannot drift apart.
+
+Importing this module imports nothing else of the kit: the pytest plugin reads it at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CONFORMANCE", "NONDETERMINISTIC_HELP", "OPTIONS", "Option", "option_arguments"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option and its ini twin.
+
+    ``setting`` is the :class:`Settings` field it sets ("" when the plugin reads it itself),
+    ``parse`` turns its text into the setting's value and ``expected`` says what the text must
+    be. A ``switch`` is off unless the option or the ini says so; a ``repeatable`` option is
+    given once per value (a line per value in the ini). ``reproduces``: it changes what a run
+    finds, so a reproduction command repeats it.
+    """
+
+    flag: str
+    ini: str
+    help: str
+    metavar: str = ""
+    setting: str = ""
+    parse: Callable[[str], Any] = str
+    expected: str = ""
+    switch: bool = False
+    repeatable: bool = False
+    reproduces: bool = False
+
+    def spelled(self, value: Any) -> str:
+        """The option with ``value``, as a command line gives it."""
+        if self.switch:
+            return self.flag
+        # A memory limit of None (no limit) is given as 0.
+        return f"{self.flag}={0 if value is None else value}"
+
+
+CONFORMANCE = Option(
+    "--axm-conformance",
+    "axm_conformance",
+    "Certify LLM-agent tools: one test item per (tool, check).",
+    switch=True,
+)
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "--axm-tool",
+        "axm_tools",
+        "A tool to certify: module:attr (a tool, a class, an async def handler, a ToolEntry, "
+        "a @tool function, or a list/dict of them) or entry-point:GROUP[:NAME]. Repeatable. "
+        "Default: the tools the project under test publishes as entry points.",
+        metavar="REF",
+        repeatable=True,
+    ),
+    Option(
+        "--axm-validator",
+        "axm_validators",
+        "A JSON Schema validator to certify: module:func taking (data, schema) and returning a "
+        "ValidationResult, a bool or a list of errors. Repeatable. One item per (keyword, suite) "
+        "and (keyword, differential).",
+        metavar="REF",
+        repeatable=True,
+    ),
+    Option(
+        "--axm-validator-keywords",
+        "axm_validator_keywords",
+        "The keywords the validators claim: all (default), a comma-separated list, or "
+        "module:attr naming a collection.",
+        metavar="KEYWORDS",
+    ),
+    Option(
+        "--axm-protocol",
+        "axm_protocol",
+        "The protocol to certify against: auto (detect), or a registered protocol's name "
+        "(axm, axio, tool_use, amplifier, and any a plugin registers). Default: auto.",
+        metavar="NAME",
+        setting="protocol",
+        expected="a protocol name",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-examples",
+        "axm_examples",
+        "Generated inputs per tool, on top of the boundary examples. Default: 100.",
+        metavar="N",
+        setting="examples",
+        parse=int,
+        expected="a whole number",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-timeout",
+        "axm_timeout",
+        "Seconds one call of a tool may take before it counts as hung. Default: 5.",
+        metavar="SECONDS",
+        setting="timeout",
+        parse=float,
+        expected="a number of seconds",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-seed",
+        "axm_seed",
+        "Seed for input generation, to reproduce a run; 'last' reuses the previous run's. "
+        "Default: --hypothesis-seed if given, else a fresh random seed, printed in the header.",
+        metavar="SEED",
+    ),
+    Option(
+        "--axm-check",
+        "axm_checks",
+        "Run only this check id (repeatable). Default: every check.",
+        metavar="ID",
+        repeatable=True,
+    ),
+    Option(
+        "--axm-tool-budget",
+        "axm_tool_budget",
+        "Seconds one tool may take over all its checks; checks still running when it runs out "
+        "fail as not run. Default: 600.",
+        metavar="SECONDS",
+        setting="tool_budget",
+        parse=float,
+        expected="a number of seconds",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-worker-user",
+        "axm_worker_user",
+        "Run tool code as this unprivileged user (when pytest runs as root), in its throw-away "
+        "directory: for tools that run commands or write files.",
+        metavar="USER",
+        setting="worker_user",
+        expected="a user name",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-worker-files",
+        "axm_worker_files",
+        "Copy the contents of this directory into each tool's throw-away working directory "
+        "before its worker starts (owned by --axm-worker-user when given): files the tool "
+        "reads or edits.",
+        metavar="DIR",
+        setting="worker_files",
+        expected="a directory",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-report",
+        "axm_report",
+        "Write the JSON certificate of the run to this path.",
+        metavar="PATH",
+    ),
+    Option(
+        "--axm-summary",
+        "axm_summary",
+        "Write a Markdown summary (one row per tool) to this path; it is also appended to "
+        "$GITHUB_STEP_SUMMARY when that is set.",
+        metavar="PATH",
+    ),
+    Option(
+        "--axm-baseline",
+        "axm_baseline",
+        "Known failures (JSON from --axm-baseline-write): they show as xfail with their reason; "
+        "one that now passes fails the run as stale.",
+        metavar="PATH",
+    ),
+    Option(
+        "--axm-baseline-write",
+        "axm_baseline_write",
+        "Write the run's failures to this path as a baseline file.",
+        metavar="PATH",
+    ),
+    Option(
+        "--axm-name-pattern",
+        "axm_name_pattern",
+        "Regular expression every tool name must match. Default: ^[A-Za-z0-9_-]{1,64}$ "
+        "(accepted by every major client).",
+        metavar="REGEX",
+        setting="name_pattern",
+        expected="a regular expression",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-max-result-bytes",
+        "axm_max_result_bytes",
+        "Largest serialised result a tool may return, in bytes. Default: 1048576 (1 MiB).",
+        metavar="BYTES",
+        setting="max_result_bytes",
+        parse=int,
+        expected="a whole number of bytes",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-memory-limit",
+        "axm_memory_limit",
+        "Address-space limit of the process a tool runs in, in bytes; 0 for none. "
+        "Default: 2147483648 (2 GiB).",
+        metavar="BYTES",
+        setting="memory_limit",
+        parse=lambda text: int(text) or None,
+        expected="a whole number of bytes",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-strict",
+        "axm_strict",
+        "Turn every warning into a failure: findings the protocol's runtime absorbs fail the "
+        "tool too.",
+        setting="strict",
+        switch=True,
+    ),
+    Option(
+        "--axm-require-certified",
+        "axm_require_certified",
+        "Fail the run (exit status 1) unless every tool is certified: an inconclusive tool, or a "
+        "partial run (-k, --lf, --axm-check), then fails the gate too.",
+        switch=True,
+    ),
+    Option(
+        "--axm-stats",
+        "axm_stats",
+        "Print, per check, the examples run, inputs discarded and schema keywords exercised.",
+        switch=True,
+    ),
+    Option(
+        "--axm-allow-root",
+        "axm_allow_root",
+        "Call tools that declare write or execute access even as root without "
+        "--axm-worker-user (by default their calls are not made, and they are not certified).",
+        setting="allow_root",
+        switch=True,
+        reproduces=True,
+    ),
+)
+
+NONDETERMINISTIC_HELP = (
+    "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
+    "shown where the check would have run."
+)
+
+
+def option_arguments(settings: Any) -> list[str]:
+    """The options that give a run ``settings`` where they differ from the defaults and change
+    what the run finds (for a reproduction command)."""
+    changed = settings.non_defaults()
+    return [
+        option.spelled(changed[option.setting])
+        for option in OPTIONS
+        if option.reproduces and option.setting in changed
+    ]

@@ -1,0 +1,144 @@
+"""What a check concludes, typed: the status of an outcome, and the findings behind it.
+
+A check yields findings; the runner gives each the evidence of the call it was found on and turns
+a check's findings into one :class:`Status`. The verdict of a tool is read from its statuses in
+one place, :func:`verdict`, which a report in process and a certificate assembled from records
+(under pytest-xdist, from several processes) both use.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "Evidence",
+    "Finding",
+    "Severity",
+    "Status",
+    "Verdict",
+    "failure",
+    "not_run",
+    "note",
+    "verdict",
+    "warning",
+]
+
+
+class Status(enum.StrEnum):
+    """How one check of one tool ended.
+
+    ``skipped``: the check does not apply to the tool (no guards to probe, no output schema).
+    ``not-run``: it applies but could not run (what it needs failed first, the tool was refused
+    as root, the calls stopped after crashes): never a pass. ``inconclusive``: it ran, but no
+    call reached what it judges. ``error``: the run could not finish it because of the tool (the
+    tool's time budget ran out, the tool could not be called at all): a failure.
+    """
+
+    PASSED = "passed"
+    FAILED = "failed"
+    WARNING = "warning"
+    SKIPPED = "skipped"
+    NOT_RUN = "not-run"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+
+class Severity(enum.StrEnum):
+    """What a finding means for the tool: a failure, a warning (a failure only in a strict run),
+    a note (a fact about a check that passed), or that the check could not judge."""
+
+    FAILURE = "failure"
+    WARNING = "warning"
+    NOTE = "note"
+    NOT_RUN = "not-run"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The call a finding was made on: its input, what kind of input it was, the tool's own
+    traceback, and whether a person can make the same call (not so for a probe of a copy)."""
+
+    input: Any
+    label: str = ""
+    traceback: str = ""
+    callable_by_hand: bool = True
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One sentence a check states about a tool, with its severity; the runner adds the
+    evidence."""
+
+    text: str
+    severity: Severity = Severity.FAILURE
+    evidence: Evidence | None = None
+
+    @property
+    def severe(self) -> bool:
+        """Whether it fails a run whatever its settings."""
+        return self.severity is Severity.FAILURE
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def failure(text: str) -> Finding:
+    """A violation that fails the tool."""
+    return Finding(text, Severity.FAILURE)
+
+
+def warning(text: str) -> Finding:
+    """A violation that is only a warning unless the run is strict (``--axm-strict``)."""
+    return Finding(text, Severity.WARNING)
+
+
+def note(text: str) -> Finding:
+    """Not a violation: a fact worth reporting about a check that passed (a peak seen)."""
+    return Finding(text, Severity.NOTE)
+
+
+def not_run(text: str) -> Finding:
+    """The check could not judge this call (a probe could not be set up): not a pass."""
+    return Finding(text, Severity.NOT_RUN)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A tool's verdict, and the checks its run left out.
+
+    ``failed`` when a check failed or ended in an error; ``inconclusive`` when none did but one
+    could not run or judged nothing; ``certified`` otherwise. Certified means it only when every
+    check ran: a partial run (``-k``, ``--lf``, ``--axm-check``, deselection) is never certified.
+    """
+
+    verdict: Literal["certified", "failed", "inconclusive"]
+    not_run: tuple[str, ...]
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.not_run)
+
+    @property
+    def certified(self) -> bool:
+        return self.verdict == "certified" and not self.partial
+
+
+_FAILING = frozenset({Status.FAILED, Status.ERROR})
+_UNSETTLED = frozenset({Status.NOT_RUN, Status.INCONCLUSIVE})
+
+
+def verdict(statuses: Iterable[tuple[str, Status | str]], registered: Iterable[str]) -> Verdict:
+    """The verdict from each check's (id, status), given the ids of every registered check."""
+    ran = {check_id: Status(status) for check_id, status in statuses}
+    ended = set(ran.values())
+    return Verdict(
+        verdict="failed"
+        if ended & _FAILING
+        else "inconclusive"
+        if ended & _UNSETTLED
+        else "certified",
+        not_run=tuple(check_id for check_id in registered if check_id not in ran),
+    )

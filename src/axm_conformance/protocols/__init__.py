@@ -1,0 +1,74 @@
+"""Tool protocols: what a protocol is to the kit, and the registry of those it knows.
+
+A protocol is a :class:`ToolProtocol` subclass registered under the entry-point group
+``axm_conformance.protocols``; the kit's own (AXM, axio, tool_use, Amplifier) are registered the
+same way. Adding one takes one module, one entry point, a contract page and fixtures::
+
+    [project.entry-points."axm_conformance.protocols"]
+    mine = "my_package.conformance:MyProtocol"
+
+A protocol says which objects follow it (:meth:`ToolProtocol.detects`), where they are
+published (``entry_point_groups``), how to describe one and call it, its result model, its
+severity policy, how a person makes the same call (``call_snippet``), the probes it supports and
+the :data:`CAPABILITIES` it offers. Checks require capabilities and never name a protocol.
+"""
+
+from axm_conformance._observation import (
+    CallableInfo,
+    ParameterInfo,
+    Policy,
+    ResultModel,
+    SubjectInfo,
+)
+from axm_conformance.protocols._base import (
+    CAPABILITIES,
+    ENTRY_POINT_PREFIX,
+    Cleanups,
+    Loaded,
+    LoadError,
+    Missing,
+    Runner,
+    ToolProtocol,
+    cause,
+    is_async_callable,
+    read,
+    signature_facts,
+)
+from axm_conformance.protocols._registry import (
+    ENTRY_POINT_GROUP,
+    RegistryError,
+    detect,
+    entry_point_groups,
+    protocol_for,
+    protocol_named,
+    registered,
+    tool_from,
+)
+
+__all__ = [
+    "CAPABILITIES",
+    "ENTRY_POINT_GROUP",
+    "ENTRY_POINT_PREFIX",
+    "CallableInfo",
+    "Cleanups",
+    "LoadError",
+    "Loaded",
+    "Missing",
+    "ParameterInfo",
+    "Policy",
+    "RegistryError",
+    "ResultModel",
+    "Runner",
+    "SubjectInfo",
+    "ToolProtocol",
+    "cause",
+    "detect",
+    "entry_point_groups",
+    "is_async_callable",
+    "protocol_for",
+    "protocol_named",
+    "read",
+    "registered",
+    "signature_facts",
+    "tool_from",
+]

@@ -1,0 +1,150 @@
+"""The registered protocols, and which one a tool follows.
+
+Protocols are registered under the entry-point group ``axm_conformance.protocols``, the kit's
+own like any other; each entry point names a :class:`ToolProtocol` subclass.
+
+Detection rule, first match wins:
+
+1. the protocol named by ``--axm-protocol``, or implied by the entry-point group the tool came
+   from (each protocol lists its groups);
+2. the protocols in their ``detection_order``, the most specific shape first: for the kit's own,
+   ``tool_use`` (a ``@tool``-decorated function, or an object with ``handler`` and
+   ``output_schema``), ``axio`` (an object with a ``handler``), ``amplifier`` (an ``execute``
+   that takes exactly one required positional parameter, the input dict: named ``input``,
+   annotated as a mapping, or unannotated on an object that declares ``input_schema``), ``axm``
+   (any other object with an ``execute``);
+3. otherwise no protocol: the ``protocol-shape`` check fails, listing what is missing.
+
+Whether ``execute`` is sync or async does not decide the protocol: an Amplifier-shaped tool with a
+synchronous ``execute`` is an Amplifier tool that fails ``callable-shape``.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import metadata
+from typing import Any
+
+from axm_conformance._observation import CallableInfo, SubjectInfo
+from axm_conformance.protocols._base import Missing, ToolProtocol, read
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "RegistryError",
+    "UnknownProtocol",
+    "detect",
+    "entry_point_groups",
+    "protocol_for",
+    "protocol_named",
+    "registered",
+    "tool_from",
+]
+
+ENTRY_POINT_GROUP = "axm_conformance.protocols"
+
+
+class RegistryError(Exception):
+    """A protocol entry point that cannot be used; the message names it."""
+
+
+@functools.cache
+def registered() -> dict[str, type[ToolProtocol]]:
+    """Every registered protocol by name, in detection order."""
+    found: dict[str, type[ToolProtocol]] = {}
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            protocol = entry_point.load()
+        except Exception as exc:
+            raise RegistryError(
+                f"protocol entry point {entry_point.name!r} ({entry_point.value}) of group "
+                f"{ENTRY_POINT_GROUP} raised {type(exc).__name__} on loading: {exc}"
+            ) from None
+        if not (isinstance(protocol, type) and issubclass(protocol, ToolProtocol)):
+            raise RegistryError(
+                f"protocol entry point {entry_point.name!r} ({entry_point.value}) is not a "
+                "subclass of axm_conformance.protocols.ToolProtocol"
+            )
+        if found.get(protocol.name, protocol) is not protocol:
+            raise RegistryError(f"two protocols are registered under the name {protocol.name!r}")
+        found[protocol.name] = protocol
+    if not found:
+        raise RegistryError(
+            f"no protocol is registered under the entry-point group {ENTRY_POINT_GROUP}: "
+            "reinstall axm-conformance (pip install axm-conformance, or pip install -e .)"
+        )
+    ordered = sorted(found.values(), key=lambda protocol: (protocol.detection_order, protocol.name))
+    return {protocol.name: protocol for protocol in ordered}
+
+
+def protocol_named(name: str) -> type[ToolProtocol]:
+    """The registered protocol of this name; :class:`UnknownProtocol` for any other."""
+    return registered().get(name, UnknownProtocol)
+
+
+def entry_point_groups() -> dict[str, str]:
+    """The entry-point groups tools are published in, each with the protocol it implies."""
+    return {
+        group: name
+        for name, protocol in registered().items()
+        for group in protocol.entry_point_groups
+    }
+
+
+def detect(obj: Any) -> str:
+    """The protocol ``obj`` follows by the detection rule (steps 2 and 3)."""
+    return next(
+        (name for name, protocol in registered().items() if protocol.detects(obj)), "unknown"
+    )
+
+
+def tool_from(ref: str, obj: Any, hint: str) -> Any:
+    """The tool a loaded object stands for under the protocol ``hint`` ("auto": any)."""
+    candidates = registered().values() if hint == "auto" else [protocol_named(hint)]
+    for protocol in candidates:
+        tool = protocol.tool_from(ref, obj)
+        if tool is not None:
+            return tool
+    return obj
+
+
+def protocol_for(obj: Any, ref: str, protocol: str = "auto") -> ToolProtocol:
+    """The protocol ``obj`` follows (the one named, or the detected one), wrapping it."""
+    return protocol_named(detect(obj) if protocol == "auto" else protocol)(obj, ref)
+
+
+class UnknownProtocol(ToolProtocol):
+    """An object that matches no protocol: described, never called."""
+
+    name = "unknown"
+    title = "unknown"
+
+    def describe(self) -> SubjectInfo:
+        missing = []
+        if isinstance(read(self.obj, "name"), Missing):
+            missing.append("a `name`")
+        by_member: dict[str, list[str]] = {}
+        for protocol in registered().values():
+            by_member.setdefault(protocol.callable_name, []).append(protocol.title)
+        shapes = " or ".join(
+            f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items()
+        )
+        missing.append(f"a member an input reaches: {shapes}")
+        return self._info(
+            variant=type(self.obj).__name__,
+            input_schema=None,
+            schema_source="",
+            schema_error="",
+            output_schema=None,
+            call_style="none",
+            callable=CallableInfo(
+                name="execute",
+                present=False,
+                is_callable=False,
+                is_async=False,
+                expects_async=False,
+            ),
+            missing=tuple(missing),
+        )
+
+    def call(self, input: Any) -> Any:
+        raise TypeError(f"{type(self.obj).__name__} matches no tool protocol")
