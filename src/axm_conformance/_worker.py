@@ -2,51 +2,56 @@
 
 Tool code may hang, exit, crash, close its standard streams or spawn children that outlive it, so
 it only ever runs in a worker process started with ``python -m axm_conformance._worker``. The
-parent talks to it over a private pair of pipes (length-prefixed pickle frames), enforces every
-timeout itself and kills the worker's whole process group when anything goes wrong. Whatever the
-worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a :class:`RemoteError`
-or a :class:`Crash`.
+parent talks to it over a private pair of pipes (see :mod:`axm_conformance._channel`), enforces
+every timeout itself and kills the worker's whole process group when anything goes wrong.
+Whatever the worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a
+:class:`RemoteError` or a :class:`Crash`. What runs inside the worker process is
+:mod:`axm_conformance._child`.
 
-Tool code is also assumed hostile. Every process it starts is found and killed with the worker:
-its process group and session, its descendants (the worker adopts orphaned ones as a child
-subreaper) and any process carrying the worker's token in its environment, so a double-forked
-daemon in a session of its own does not survive either. What the worker sends back is unpickled
-by the parent with only the trusted modules' classes allowed, and the worker sends subclasses of
-str, int, dict and the like as their plain base types: a value cannot make the parent import,
-let alone run, the target's code.
+Tool code is also assumed hostile. Every process it starts is found and killed with the worker
+(see :mod:`axm_conformance._sweep`), so a double-forked daemon in a session of its own does not
+survive either. What the worker sends back is unpickled by the parent with only the trusted
+modules' classes allowed, and the worker sends subclasses of str, int, dict and the like as their
+plain base types: a value cannot make the parent import, let alone run, the target's code.
 """
 
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import fcntl
-import functools
-import importlib
 import io
 import math
 import os
 import pickle
 import pwd
-import resource
 import select
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import traceback
-import types
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, NoReturn, Self
+from typing import IO, Any, Literal, Self
 
+from axm_conformance._channel import (
+    CALL,
+    ERROR,
+    HEADER,
+    READY,
+    STACK_SIGNAL,
+    START,
+    VALUE,
+    error_type,
+    read_exact,
+    write_frame,
+)
 from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
+from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
 
 __all__ = [
     "Crash",
@@ -60,9 +65,6 @@ __all__ = [
 
 CrashKind = Literal["timeout", "exited", "signalled", "memory", "channel"]
 
-# Frame header: body length, then a one-byte tag saying what the body is.
-_HEADER = struct.Struct(">Qc")
-_START, _CALL, _READY, _VALUE, _ERROR = b"S", b"C", b"R", b"V", b"E"
 # A reply longer than this is treated as a broken channel rather than allocated.
 _MAX_FRAME = 1 << 30
 _STDERR_TAIL = 4096
@@ -74,31 +76,18 @@ _MIN_SETUP_TIMEOUT = 30.0
 # A SIGKILLed process exits at once unless stuck in the kernel; don't hang on one that is.
 _REAP_TIMEOUT = 5.0
 _PIPE_SIZE = 1 << 20
-_CHANNEL_FD_FLOOR = 200
-_ORPHAN_CHECK_INTERVAL = 1.0
 # Tool code sees only what locale, PATH and imports need, never the parent's secrets.
 _INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH"})
-# Asks a hung worker for its stacks; it then has this long to write them.
-_STACK_SIGNAL = signal.SIGUSR1
+# A hung worker asked for its stacks has this long to write them.
 _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
 _STDOUT_NAME = ".axm-worker.stdout"
 _STDERR_NAME = ".axm-worker.stderr"
-# Every process the worker starts inherits this variable, whose value is unique to the worker.
-TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
-# Killing strays is repeated until none is found, at most this many times (a fork bomb races).
-_SWEEP_ROUNDS = 50
-# Between rounds, killed processes get this long to die (they usually take microseconds).
-_SWEEP_PAUSE = 0.01
-_DEATH_POLL = 0.0005
 # Globals a reply may name besides those of the trusted modules: plain types only.
 _SAFE_BUILTINS = frozenset(
     {"bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list"}
     | {"range", "set", "slice", "str", "tuple"}
 )
-_PR_SET_CHILD_SUBREAPER = 36
-# The worker's exit status when a target broke its channel (EX_SOFTWARE).
-_CHANNEL_LOST = 70
 
 
 @dataclass(frozen=True)
@@ -268,12 +257,12 @@ class Worker:
         process.begin_call()
         deadline = time.monotonic() + seconds
         try:
-            process.send(_CALL, request, deadline)
+            process.send(CALL, request, deadline)
             tag, body = process.receive(deadline)
         except _Lost as lost:
             late = f"the call to {target} did not return within {seconds} s"
             return Outcome(crash=self._crash(lost, late, "during the call"))
-        if tag == _VALUE:
+        if tag == VALUE:
             return _unpickle_value(target, body, self._config.trusted_modules)
         return self._error_or_crash(tag, body, "during the call")
 
@@ -368,7 +357,7 @@ class Worker:
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
         # it: no waiting here.
         with contextlib.suppress(_Lost):
-            process.send(_START, self._start_message, process.setup_deadline)
+            process.send(START, self._start_message, process.setup_deadline)
         return process
 
     def _fork(
@@ -400,7 +389,7 @@ class Worker:
         except _Lost as lost:
             late = f"the worker did not finish starting within {self._setup_seconds()} s"
             return Outcome(crash=self._crash(lost, late, "during start-up"))
-        if tag == _READY:
+        if tag == READY:
             process.ready = True
             return None
         outcome = self._error_or_crash(tag, body, "during start-up")
@@ -416,7 +405,7 @@ class Worker:
 
     def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Outcome:
         """Decode an error reply; anything else is a protocol violation."""
-        if tag == _ERROR:
+        if tag == ERROR:
             with contextlib.suppress(Exception):
                 fields = _loads(body, self._config.trusted_modules)
                 if (
@@ -507,9 +496,10 @@ class _Process:
     def send(self, tag: bytes, body: bytes, deadline: float) -> None:
         """Write one frame to the worker."""
         try:
-            _write_all(
+            write_frame(
                 self.to_worker,
-                [_HEADER.pack(len(body), tag), body],
+                tag,
+                body,
                 lambda: self._wait(self.to_worker, select.POLLOUT, deadline),
             )
         except BrokenPipeError:
@@ -522,11 +512,11 @@ class _Process:
             self._wait(self.from_worker, select.POLLIN, deadline)
 
         try:
-            length, tag = _HEADER.unpack(_read_exact(self.from_worker, _HEADER.size, wait))
+            length, tag = HEADER.unpack(read_exact(self.from_worker, HEADER.size, wait))
             if length > _MAX_FRAME:
                 detail = f"the worker announced a {length}-byte frame, over the {_MAX_FRAME} limit"
                 raise _Lost("protocol", detail)
-            return tag, _read_exact(self.from_worker, length, wait)
+            return tag, read_exact(self.from_worker, length, wait)
         except EOFError:
             raise _Lost("closed") from None
 
@@ -572,7 +562,7 @@ class _Process:
         interpreter's signal handling shows its stack.
         """
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(self.child.pid, _STACK_SIGNAL)
+            os.kill(self.child.pid, STACK_SIGNAL)
             time.sleep(_STACK_GRACE)
 
     def stop(self) -> tuple[str, bool]:
@@ -681,105 +671,6 @@ def _credentials(user: str | None) -> tuple[int, int] | None:
     return None
 
 
-def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[int]:
-    """SIGKILL the worker ``leader`` and every process it started; return the pids killed.
-
-    A process belongs to the worker when it is in the worker's process group or session, when
-    it descends from the worker, or when its environment carries the worker's ``token``. Each
-    round stops the processes it finds before killing them, so that none forks in between,
-    and rounds repeat until one finds nothing left. ``spare`` is never signalled (the worker
-    itself, when it cleans up after its parent died).
-    """
-    killed: list[int] = []
-    for _ in range(_SWEEP_ROUNDS):
-        found = [pid for pid in _members(leader, token) if pid != spare]
-        if not found:
-            break
-        for number in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in found:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, number)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            if spare is None:
-                os.killpg(leader, signal.SIGKILL)
-        killed.extend(found)
-        _await_death(found, _SWEEP_PAUSE)
-    return killed
-
-
-def _await_death(pids: list[int], seconds: float) -> None:
-    """Wait until the processes are dead (zombies or gone), for at most ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(_DEATH_POLL)
-
-
-def _running(pid: int) -> bool:
-    fields = _stat_fields(pid)
-    return bool(fields) and fields[0] not in _DEAD
-
-
-# Process states of /proc/PID/stat that are no longer running: zombie, dead.
-_DEAD = (b"Z", b"X")
-
-
-def _stat_fields(pid: int) -> list[bytes]:
-    """The fields of /proc/PID/stat after the command name (which may hold spaces and
-    parentheses), starting with the state; none when the process is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            stat = file.read()
-    except OSError:
-        return []
-    return stat[stat.rfind(b")") + 2 :].split()
-
-
-def _members(leader: int, token: str) -> list[int]:
-    """Live processes (zombies excluded) of the worker ``leader``: see :func:`kill_strays`."""
-    marker = f"{TOKEN_VARIABLE}={token}".encode()
-    own = os.getpid()
-    parents: dict[int, int] = {}
-    found: set[int] = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit() or int(entry) == own:
-            continue
-        pid = int(entry)
-        fields = _stat_fields(pid)
-        if len(fields) < 4 or fields[0] in _DEAD:
-            continue
-        parents[pid] = int(fields[1])
-        if leader in (pid, int(fields[2]), int(fields[3])):
-            found.add(pid)
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as file:
-                environ = file.read()
-        except OSError:
-            continue
-        if marker in environ.split(b"\0"):
-            found.add(pid)
-    found.update(_descendants(leader, parents))
-    return sorted(found)
-
-
-def _descendants(root: int, parents: Mapping[int, int]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    found: set[int] = set()
-    pending = [root]
-    while pending:
-        for child in children.get(pending.pop(), ()):
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
-
-
 class _Unpickler(pickle.Unpickler):
     """Unpickles only plain builtin types and the trusted modules' classes and functions."""
 
@@ -807,7 +698,7 @@ def _unpickle_value(target: str, body: bytearray, trusted: tuple[str, ...]) -> O
         return Outcome(value=_loads(body, trusted))
     except Exception as exc:
         message = f"the return value of {target} could not be unpickled by the parent: {exc}"
-        return Outcome(error=RemoteError(_type_name(exc), message, traceback.format_exc()))
+        return Outcome(error=RemoteError(error_type(exc), message, traceback.format_exc()))
 
 
 def _signal_name(number: int) -> str:
@@ -850,298 +741,10 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _type_name(exc: BaseException) -> str:
-    kind = type(exc)
-    if kind.__module__ == "builtins":
-        return kind.__qualname__
-    return f"{kind.__module__}.{kind.__qualname__}"
-
-
-def _read_exact(fd: int, size: int, wait: Callable[[], None]) -> bytearray:
-    """Read exactly size bytes, calling wait whenever fd has nothing yet; EOFError at EOF."""
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    done = 0
-    while done < size:
-        try:
-            count = os.readv(fd, [view[done:]])
-        except BlockingIOError:
-            wait()
-            continue
-        if count == 0:
-            raise EOFError
-        done += count
-    return buffer
-
-
-def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
-    """Write all parts, calling wait whenever fd cannot take more yet."""
-    views = [memoryview(part) for part in parts if part]
-    while views:
-        try:
-            count = os.writev(fd, views)
-        except BlockingIOError:
-            wait()
-            continue
-        while views and count >= len(views[0]):
-            count -= len(views[0])
-            views.pop(0)
-        if views:
-            views[0] = views[0][count:]
-
-
-# Everything below runs in the worker process.
-
-
-def _serve(channel_in: int, channel_out: int, parent: int) -> int:
-    """Run setup, then answer call frames until the parent closes the channel."""
-    channel_in, channel_out = _relocate(channel_in), _relocate(channel_out)
-    # Stack dumps go to a private copy of the stderr log, which a target closing fd 2 keeps.
-    _KEPT.append(stacks := open(_relocate(os.dup(2)), "w"))  # noqa: SIM115 - lives as long
-    faulthandler.enable(stacks)
-    faulthandler.register(_STACK_SIGNAL, stacks, all_threads=True)
-    token = os.environ.get(TOKEN_VARIABLE, "")
-    threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
-    _become_subreaper()
-
-    def wait() -> None:
-        select.select([channel_in], [], [])
-
-    _, body = _read_frame(channel_in, wait)
-    start = pickle.loads(body)
-    _limit_resources(start["memory_limit"])
-    sys.path[:0] = start["sys_path"]
-    guard = _Guard(tuple(start["trusted_modules"]))
-    state = None
-    if start["setup"] is not None:
-        try:
-            state = _resolve(start["setup"])(*start["setup_args"])
-        except BaseException as exc:
-            _write_frame(channel_out, _ERROR, _describe(exc))
-            return 1
-    guard.remember()
-    _write_frame(channel_out, _READY, b"")
-    pid = os.getpid()
-    while True:
-        try:
-            _, body = _read_frame(channel_in, wait)
-        except EOFError:
-            # The parent closed the channel or died: nothing the worker started may outlive it.
-            kill_strays(pid, token, spare=pid)
-            return 0
-        except OSError as exc:
-            _channel_lost(stacks, exc)
-        reply = _run(body, state, guard)
-        if os.getpid() != pid:
-            # A fork made by the target returned here: only the worker itself may answer.
-            os._exit(0)
-        try:
-            _write_frame(channel_out, *reply)
-        except OSError as exc:
-            _channel_lost(stacks, exc)
-
-
-def _channel_lost(log: IO[str], exc: OSError) -> NoReturn:
-    """Exit after a target closed or broke the channel, saying so in the stderr log."""
-    message = (
-        f"axm-conformance worker: the channel to the kit is gone ({exc}); the code it ran "
-        "closed or replaced the worker's file descriptors\n"
-    ).encode()
-    # The private copy of stderr may be closed as well; fd 2 may still be the log.
-    for fd in (log.fileno(), 2):
-        try:
-            os.write(fd, message)
-            break
-        except OSError:
-            continue
-    os._exit(_CHANNEL_LOST)
-
-
-def _relocate(fd: int) -> int:
-    """Move a channel fd out of the way of fds the tool may close or reuse, and off exec."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    floor = (
-        _CHANNEL_FD_FLOOR if soft == resource.RLIM_INFINITY else min(_CHANNEL_FD_FLOOR, soft - 4)
-    )
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(floor, 3))
-    os.close(fd)
-    return moved
-
-
-def _die_with_parent(parent: int, token: str) -> None:
-    """Kill the worker and every process it started once the parent is gone, even mid-call."""
-    while os.getppid() == parent:
-        time.sleep(_ORPHAN_CHECK_INTERVAL)
-    kill_strays(os.getpid(), token, spare=os.getpid())
-    os.killpg(0, signal.SIGKILL)
-
-
-def _become_subreaper() -> None:
-    """Adopt the orphaned descendants of the worker, so that they stay findable and killable.
-
-    Without this a double-forked daemon is re-parented to init and escapes the worker's tree.
-    """
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-
-
-# Objects the worker keeps for its whole life (the stack-dump file).
-_KEPT: list[Any] = []
-
-
-class _Guard:
-    """What the worker needs intact to answer, restored after a target tampered with it.
-
-    A target may empty ``sys.modules`` (pickling then re-imports the kit's modules and finds
-    different classes, and importing anything anew fails without the interpreter's built-in
-    and frozen modules) or lower the recursion limit below what pickling a reply needs. The
-    trusted modules and the interpreter's own are put back; other modules are the target's
-    business.
-    """
-
-    def __init__(self, trusted: tuple[str, ...]) -> None:
-        self.trusted = trusted
-        self.modules: dict[str, types.ModuleType] = {}
-        self.targets: set[str] = set()
-        self.recursion_limit = sys.getrecursionlimit()
-
-    def remember(self) -> None:
-        """Record the trusted modules loaded so far (a target's first call may import more),
-        with the packages they belong to: a package imported afresh lacks the kept submodules
-        as attributes (Python 3.13 freezes collections.abc, not collections)."""
-        loaded = dict(sys.modules)
-        for name, module in loaded.items():
-            if name in self.modules or not self._trusted(name):
-                continue
-            self.modules[name] = module
-            package = name.rpartition(".")[0]
-            while package in loaded and package not in self.modules:
-                self.modules[package] = loaded[package]
-                package = package.rpartition(".")[0]
-
-    def restore(self) -> None:
-        if sys.getrecursionlimit() < self.recursion_limit:
-            sys.setrecursionlimit(self.recursion_limit)
-        modules = sys.modules
-        for name, module in self.modules.items():
-            if modules.get(name) is not module:
-                modules[name] = module
-
-    def _trusted(self, name: str) -> bool:
-        if name in sys.builtin_module_names or name.startswith("_frozen_importlib"):
-            return True
-        if any(name == prefix or name.startswith(prefix + ".") for prefix in self.trusted):
-            return True
-        origin = getattr(getattr(sys.modules.get(name), "__spec__", None), "origin", None)
-        return origin in ("built-in", "frozen")
-
-
-def _limit_resources(memory_limit: int | None) -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if memory_limit is not None:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            memory_limit = min(memory_limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-
-
-def _read_frame(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
-    length, tag = _HEADER.unpack(_read_exact(fd, _HEADER.size, wait))
-    return tag, _read_exact(fd, length, wait)
-
-
-def _write_frame(fd: int, tag: bytes, body: bytes) -> None:
-    def wait() -> None:
-        select.select([], [fd], [])
-
-    _write_all(fd, [_HEADER.pack(len(body), tag), body], wait)
-
-
-def _run(body: bytearray, state: Any, guard: _Guard) -> tuple[bytes, bytes]:
-    """Run one call; return the reply's tag and body."""
-    try:
-        target, args = pickle.loads(body)
-        function = _resolve(target)
-        if target not in guard.targets:
-            guard.targets.add(target)
-            guard.remember()
-        result = function(state, *args)
-    except BaseException as exc:
-        guard.restore()
-        return _ERROR, _describe(exc)
-    guard.restore()
-    try:
-        return _VALUE, _dumps(result)
-    except BaseException as exc:
-        return _ERROR, _describe(exc, f"the return value of {target} cannot be pickled: ")
-
-
-class _Pickler(pickle.Pickler):
-    """Sends subclasses of plain types as their base type, so the parent never needs the class.
-
-    The copies are made with the base type's own methods, never the subclass's overrides.
-    """
-
-    def reducer_override(self, obj: Any) -> Any:
-        kind = type(obj)
-        for base, plain in _PLAIN:
-            if kind is not base and isinstance(obj, base):
-                return base, (plain(obj),)
-        return NotImplemented
-
-
-_PLAIN: tuple[tuple[type, Callable[[Any], Any]], ...] = (
-    (str, str.__str__),
-    (bytes, lambda value: bytes.__getitem__(value, slice(None))),
-    (bytearray, lambda value: bytearray(memoryview(value))),
-    (int, int.__index__),
-    (float, float.__float__),
-    (complex, complex.__complex__),
-    (tuple, lambda value: tuple.__getitem__(value, slice(None))),
-    (list, list.copy),
-    (dict, dict.copy),
-    (frozenset, frozenset.copy),
-    (set, set.copy),
-)
-
-
-def _dumps(value: Any) -> bytes:
-    buffer = io.BytesIO()
-    _Pickler(buffer, pickle.HIGHEST_PROTOCOL).dump(value)
-    return buffer.getvalue()
-
-
-@functools.cache
-def _resolve(reference: str) -> Callable[..., Any]:
-    module_name, _, qualname = reference.partition(":")
-    found: Any = importlib.import_module(module_name)
-    for name in qualname.split("."):
-        found = getattr(found, name)
-    if not callable(found):
-        raise TypeError(f"{reference} is not callable")
-    function: Callable[..., Any] = found
-    return function
-
-
-def _describe(exc: BaseException, prefix: str = "") -> bytes:
-    """Pickle an exception as (type name, message, traceback) strings."""
-    try:
-        message = str.__str__(str(exc))
-    except BaseException:
-        message = f"<str() of the {type(exc).__name__} failed>"
-    # The worker's own frame is noise in a report about the target.
-    try:
-        shown = exc.with_traceback(exc.__traceback__.tb_next) if exc.__traceback__ else exc
-        text = "".join(traceback.format_exception(shown))
-    except BaseException:
-        text = f"{_type_name(exc)}: {message}\n"
-    return _dumps((str.__str__(_type_name(exc)), prefix + message, text))
-
-
 if __name__ == "__main__":
+    # Only a worker process runs the loop: the kit's process does not import it.
+    from axm_conformance._child import serve
+
     if sys.argv[1] == "--fork-server":
-        sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], _serve))
-    sys.exit(_serve(*map(int, sys.argv[1:4])))
+        sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], serve))
+    sys.exit(serve(*map(int, sys.argv[1:4])))

@@ -10,19 +10,19 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _agent
+from axm_conformance import _filewatch
 from axm_conformance._inotify import open_events
 
 
 @pytest.fixture(params=["inotify", "walk"])
 def watch(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     if request.param == "walk":
-        monkeypatch.setattr(_agent, "open_events", lambda: None)
+        monkeypatch.setattr(_filewatch, "open_events", lambda: None)
     elif open_events() is None:
         pytest.skip("this system has no inotify: only the walk can be tested here")
     (tmp_path / "package").mkdir()
     (tmp_path / "package" / "module.py").write_text("x = 1\n")
-    watch = _agent.FileWatch((str(tmp_path),))
+    watch = _filewatch.FileWatch((str(tmp_path),))
     assert (watch.events is None) == (request.param == "walk")
     return watch
 

@@ -128,7 +128,9 @@ def test_axio_judges_the_handlers_exception_by_its_cause() -> None:
     (crashed,) = judge(
         "no-unexpected-exception", "axio", raised("axio", exception("KeyError", "other"))
     )
-    assert crashed.text.startswith("raised HandlerError caused by KeyError: it went wrong, a crash in")
+    assert crashed.text.startswith(
+        "raised HandlerError caused by KeyError: it went wrong, a crash in"
+    )
 
 
 # An exception escaping a call with an input that breaks the schema, by origin and protocol:

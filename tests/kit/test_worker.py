@@ -121,7 +121,7 @@ def test_exceptions_are_reported_and_the_worker_survives(
     assert (error.type_name, error.message) == (type_name, message)
     assert error.traceback.startswith("Traceback (most recent call last):")
     assert f"in {target}" in error.traceback
-    assert "_serve" not in error.traceback
+    assert "_child.py" not in error.traceback
     assert worker.call(f"{T}:pid").value == before == worker.pid
 
 

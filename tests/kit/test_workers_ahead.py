@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from axm_conformance._workers import WorkersAhead, inspect_tools
 from axm_conformance._settings import Settings
+from axm_conformance._workers import WorkersAhead, inspect_tools
 from tests.conftest import FIXTURES
 
 

@@ -18,8 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._agent import ToolState, exception_info
+from axm_conformance._exceptions import exception_info
 from axm_conformance._observation import ExceptionInfo, jsonable
+from axm_conformance._toolstate import ToolState
 
 __all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
 
@@ -177,7 +178,9 @@ def handler_recorded(tool: Any) -> tuple[Any, _Recorder]:
     return recorded, recorder
 
 
-def probe_guards(state: ToolState, input: dict[str, Any], crash_first: bool = False) -> GuardTrace:
+def probe_guards(
+    state: ToolState[Any], input: dict[str, Any], crash_first: bool = False
+) -> GuardTrace:
     """Call an instrumented copy once with ``input``; with ``crash_first`` a guard that raises
     RuntimeError is put in front of the tool's own guards."""
     recorder = _Recorder()
@@ -207,7 +210,7 @@ def probe_guards(state: ToolState, input: dict[str, Any], crash_first: bool = Fa
     )
 
 
-def probe_concurrency(state: ToolState, valid: dict[str, Any], invalid: Any) -> LimitTrace:
+def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any) -> LimitTrace:
     """Judge a tool's concurrency limit on an instrumented copy, in two event loops.
 
     First 3 x limit concurrent calls with a slowed handler (the peak in flight must not pass the

@@ -1,0 +1,85 @@
+"""The channel between the kit and a worker process: length-prefixed frames over a pair of pipes.
+
+The kit sends the start message, then one call at a time; the worker answers the start with
+ready (an empty body) or an error, and each call with a value or an error. Bodies are pickles; an
+error's is the (type name, message, traceback) strings.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+from collections.abc import Callable
+
+__all__ = [
+    "CALL",
+    "ERROR",
+    "HEADER",
+    "READY",
+    "STACK_SIGNAL",
+    "START",
+    "VALUE",
+    "error_type",
+    "read_exact",
+    "read_frame",
+    "write_frame",
+]
+
+# Frame header: body length, then a one-byte tag saying what the body is.
+HEADER = struct.Struct(">Qc")
+START, CALL, READY, VALUE, ERROR = b"S", b"C", b"R", b"V", b"E"
+# Asks a hung worker for its stacks, which it writes to its stderr.
+STACK_SIGNAL = signal.SIGUSR1
+
+
+def read_frame(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
+    """Read one frame: its tag and body. ``wait`` is called whenever fd has nothing yet."""
+    length, tag = HEADER.unpack(read_exact(fd, HEADER.size, wait))
+    return tag, read_exact(fd, length, wait)
+
+
+def write_frame(fd: int, tag: bytes, body: bytes, wait: Callable[[], None]) -> None:
+    """Write one frame. ``wait`` is called whenever fd cannot take more yet."""
+    _write_all(fd, [HEADER.pack(len(body), tag), body], wait)
+
+
+def read_exact(fd: int, size: int, wait: Callable[[], None]) -> bytearray:
+    """Read exactly size bytes, calling wait whenever fd has nothing yet; EOFError at EOF."""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        try:
+            count = os.readv(fd, [view[done:]])
+        except BlockingIOError:
+            wait()
+            continue
+        if count == 0:
+            raise EOFError
+        done += count
+    return buffer
+
+
+def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
+    """Write all parts, calling wait whenever fd cannot take more yet."""
+    views = [memoryview(part) for part in parts if part]
+    while views:
+        try:
+            count = os.writev(fd, views)
+        except BlockingIOError:
+            wait()
+            continue
+        while views and count >= len(views[0]):
+            count -= len(views[0])
+            views.pop(0)
+        if views:
+            views[0] = views[0][count:]
+
+
+def error_type(exc: BaseException) -> str:
+    """The type an error report names: qualified by its module, unless it is a builtin."""
+    kind = type(exc)
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__}.{kind.__qualname__}"

@@ -1,0 +1,31 @@
+"""The worker's state for one loaded tool: its protocol, its event loop and its file watch."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from axm_conformance._filewatch import FileWatch
+
+__all__ = ["ToolState"]
+
+# The protocol's type is a parameter, and the cleanups' type is written out, so that this module
+# does not import the protocols: they import the probes, which import this module.
+AdapterT = TypeVar("AdapterT")
+
+
+@dataclass
+class ToolState(Generic[AdapterT]):
+    """One loaded tool in the worker, with the event loop all its calls run on."""
+
+    adapter: AdapterT
+    loop: asyncio.AbstractEventLoop
+    size_limit: int
+    # The project's files, to tell what a call wrote outside its working directory. Their first
+    # snapshot is taken just before the first call, not at load: a worker may be started while
+    # another tool is still being certified.
+    files: FileWatch | None = field(default=None, repr=False)
+    # What loading the tool left to do once it is no longer used (an Amplifier module's cleanups).
+    cleanups: list[Callable[[], Any]] = field(default_factory=list, repr=False)
