@@ -1,0 +1,155 @@
+"""The shape of the code: no import cycles, and the worker side free of the test tools.
+
+Imports are read from the source (every ``import``, function-level ones included; those under
+``if TYPE_CHECKING:`` are never executed and do not count), so that a cycle closed by a
+function-level import is found too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+PACKAGES = ("axm_conformance", "axm_runtime")
+PLUGIN = "_axm_conformance_pytestplugin"
+
+
+def module_names() -> dict[str, Path]:
+    modules = {PLUGIN: SRC / f"{PLUGIN}.py"}
+    for package in PACKAGES:
+        for path in sorted((SRC / package).rglob("*.py")):
+            parts = path.relative_to(SRC).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            modules[name] = path
+    return modules
+
+
+MODULES = module_names()
+
+
+def _executed(tree: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            yield from (child for stmt in node.orelse for child in [stmt, *_executed(stmt)])
+            continue
+        yield node
+        yield from _executed(node)
+
+
+def imported(name: str) -> set[str]:
+    """The kit's modules that importing ``name`` imports directly, with the packages Python
+    initialises on the way (except those ``name`` itself is inside of)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets: set[str] = set()
+    for node in _executed(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets.add(base)
+            targets.update(f"{base}.{alias.name}" for alias in node.names)
+    found: set[str] = set()
+    for target in targets:
+        parts = target.split(".")
+        for end in range(1, len(parts) + 1):
+            candidate = ".".join(parts[:end])
+            own_package = name == candidate or name.startswith(candidate + ".")
+            if candidate in MODULES and not own_package:
+                found.add(candidate)
+    return found
+
+
+GRAPH = {name: imported(name) for name in MODULES}
+
+
+def cycles() -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for neighbour in sorted(GRAPH[node]):
+            if neighbour not in index:
+                visit(neighbour)
+                low[node] = min(low[node], low[neighbour])
+            elif neighbour in stack:
+                low[node] = min(low[node], index[neighbour])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(GRAPH):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_the_import_graph_is_read() -> None:
+    """The graph sees function-level imports and leaves out those only a type checker runs."""
+    assert "axm_conformance._engine" in GRAPH["axm_conformance._api"]  # inside check_tool
+    assert "axm_conformance._report" not in GRAPH["axm_conformance._certificate"]
+
+
+def test_there_are_no_import_cycles() -> None:
+    assert cycles() == []
+
+
+def reachable(start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(GRAPH[node])
+    return seen
+
+
+def third_party(name: str) -> set[str]:
+    """The top-level packages outside the kit that ``name`` imports."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    roots = set()
+    for node in _executed(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots - {*PACKAGES, PLUGIN}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "axm_conformance._agent",
+        "axm_conformance._worker",
+        "axm_conformance.protocols",
+        *(name for name in MODULES if name.startswith("axm_runtime")),
+    ],
+)
+def test_the_worker_side_and_the_runtime_import_no_test_tool(entry: str) -> None:
+    """Tools run in a worker beside the kit's worker side and the reference runtime: neither
+    may drag in pytest or Hypothesis, whose import hooks and state would be the tool's too."""
+    leaked = {
+        (name, package)
+        for name in reachable(entry)
+        for package in third_party(name) & {"pytest", "hypothesis", "_pytest"}
+    }
+    assert leaked == set()
