@@ -47,7 +47,12 @@ from axm_conformance._settings import (
 )
 from axm_conformance._version import __version__
 from axm_conformance._workers import WorkersAhead, inspect_tools
-from axm_conformance.protocols import ENTRY_POINT_PREFIX, entry_point_groups
+from axm_conformance.protocols import (
+    ENTRY_POINT_PREFIX,
+    RegistryError,
+    entry_point_groups,
+    registered,
+)
 
 __all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning", "register"]
 
@@ -592,6 +597,10 @@ class XdistHooks:
 
 def register(config: pytest.Config) -> None:
     """Turn the kit on for this pytest run."""
+    try:
+        registered()
+    except RegistryError as exc:
+        raise pytest.UsageError(f"axm-conformance: {exc}") from None
     plugin = ConformancePlugin.from_config(config)
     config.pluginmanager.register(plugin, "axm-conformance-kit")
     if config.pluginmanager.hasplugin("xdist"):
