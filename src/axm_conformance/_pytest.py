@@ -16,7 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -36,11 +36,11 @@ from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Status
+from axm_conformance._pytest_shared import CheckFailed, KitItem, add_items, flag, read_setting
 from axm_conformance._report import ToolReport
 from axm_conformance._settings import (
     Settings,
     SettingsError,
-    derived_seed,
     new_seed,
     parse_exemptions,
     run_seed,
@@ -54,25 +54,12 @@ from axm_conformance.protocols import (
     registered,
 )
 
+if TYPE_CHECKING:
+    from axm_conformance._validation._pytest import ValidatorPlugin
+
 __all__ = ["ConformanceItem", "ConformancePlugin", "ConformanceWarning", "register"]
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance" / "README.md"
-
-
-def _read(config: pytest.Config, ini: str) -> tuple[Any, str]:
-    """The value of a setting and where it came from (option first, then ini)."""
-    option = next(option.flag for option in OPTIONS if option.ini == ini)
-    value = config.getoption(ini)
-    if value is not None:
-        return value, option
-    value = config.getini(ini)
-    return (value or None), f"the {ini} ini setting"
-
-
-def _flag(config: pytest.Config, ini: str) -> bool:
-    """An on/off setting: the option when given, else the ini setting."""
-    given = config.getoption(ini)
-    return bool(config.getini(ini) if given is None else given)
 
 
 def settings_from_config(config: pytest.Config) -> Settings:
@@ -83,9 +70,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
         if not option.setting:
             continue
         if option.switch:
-            values[option.setting] = _flag(config, option.ini)
+            values[option.setting] = flag(config, option.ini)
             continue
-        raw, where = _read(config, option.ini)
+        raw, where = read_setting(config, option.ini)
         if raw is None:
             continue
         try:
@@ -93,7 +80,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         except ValueError:
             raise pytest.UsageError(f"{where}: {raw!r} is not {option.expected}") from None
         origin[option.setting] = where
-    checks, where = _read(config, "axm_checks")
+    checks, where = read_setting(config, "axm_checks")
     if checks:
         values["checks"] = tuple(checks)
         origin["checks"] = where
@@ -141,7 +128,7 @@ def _seed(config: pytest.Config) -> int | None:
     if workerinput is not None and _SEED_INPUT in workerinput:
         given = workerinput[_SEED_INPUT]
         return None if given is None else int(given)
-    raw, where = _read(config, "axm_seed")
+    raw, where = read_setting(config, "axm_seed")
     cache = getattr(config, "cache", None)  # absent under -p no:cacheprovider
     if raw == "last":
         last = cache.get(_SEED_KEY, None) if cache is not None else None
@@ -224,22 +211,9 @@ def _installed_from(distribution: metadata.Distribution, rootdir: Path) -> bool:
     )
 
 
-class CheckFailed(Exception):
-    """Raised by an item whose check failed; its text is the whole report of the failure."""
-
-
 class ConformanceWarning(UserWarning):
     """A finding that does not fail the run unless it is strict: one the protocol's runtime
     absorbs (a tool that accepts invalid input, an exception turned into a failed result)."""
-
-
-class _KitItem(pytest.Item):
-    """An item of the kit: its failure is shown as the kit's own report, not a traceback."""
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, CheckFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
 
 
 @dataclass
@@ -264,19 +238,15 @@ class ConformancePlugin:
     def seed(self) -> int | None:
         return self.settings.seed
 
-    validators: list[str] = field(default_factory=list)
-    claim: frozenset[str] | None = None
-    validator_reports: dict[str, Any] = field(default_factory=dict)
-
     @classmethod
-    def from_config(cls, config: pytest.Config) -> ConformancePlugin:
-        settings = settings_from_config(config)
-        validators, claim = _validators(config)
-        refs, _ = _read(config, "axm_tools")
-        if not refs and validators:
-            return cls(
-                config, settings, [], [], _baseline(config, []), validators=validators, claim=claim
-            )
+    def from_config(
+        cls, config: pytest.Config, settings: Settings, *, tools_optional: bool = False
+    ) -> ConformancePlugin:
+        """The plugin for the tools named, or else those the project publishes; with
+        ``tools_optional``, naming none certifies none."""
+        refs, _ = read_setting(config, "axm_tools")
+        if not refs and tools_optional:
+            return cls(config, settings, [], [], _baseline(config, []))
         if not refs:
             refs, looked_for = published_refs(config.rootpath)
             if not refs:
@@ -303,16 +273,7 @@ class ConformancePlugin:
             raise pytest.UsageError(f"--axm-worker-user: {exc}") from None
         keys = item_keys(subjects)
         baseline = _baseline(config, keys)
-        return cls(
-            config,
-            settings,
-            subjects,
-            keys,
-            baseline,
-            workers=workers,
-            validators=validators,
-            claim=claim,
-        )
+        return cls(config, settings, subjects, keys, baseline, workers=workers)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         seed = (
@@ -347,34 +308,7 @@ class ConformancePlugin:
             for subject, key in zip(self.subjects, self.keys, strict=True)
             for check in checks
         ]
-        collected += self._validator_items(session)
-        items.extend(collected)
-        # The items have no file to be collected from; report them so that pytest counts them.
-        result: list[pytest.Item | pytest.Collector] = [*collected]
-        report = pytest.CollectReport("axm-conformance", "passed", None, result)
-        config.hook.pytest_collectreport(report=report)
-
-    def _validator_items(self, session: pytest.Session) -> list[pytest.Item]:
-        if not self.validators:
-            return []
-        from axm_conformance._validators import differential_keywords, suite_cases
-
-        suite_rows = sorted({case.keyword for case in suite_cases(self.claim)})
-        fuzz_rows = differential_keywords(self.claim)
-        return [
-            ValidatorItem.from_parent(
-                session,
-                name=f"{ref}[{keyword}]::{kind}",
-                nodeid=f"{ref}[{keyword}]::{kind}",
-                plugin=self,
-                ref=ref,
-                keyword=keyword,
-                kind=kind,
-            )
-            for ref in self.validators
-            for kind, rows in (("suite", suite_rows), ("differential", fuzz_rows))
-            for keyword in rows
-        ]
+        add_items(config, items, collected)
 
     def report_for(self, item: ConformanceItem) -> ToolReport:
         """The tool's report, certifying it (for the checks still selected) on first use."""
@@ -440,11 +374,11 @@ class ConformancePlugin:
             return  # an xdist worker: its records went to the controller
         self.document = document = certificate(self.records, self.settings, self.seed)
         written = self.written
-        report_path, _ = _read(self.config, "axm_report")
+        report_path, _ = read_setting(self.config, "axm_report")
         if report_path:
             write_json(self._path(report_path), document)
             written.append(f"certificate: {report_path}")
-        summary_path, _ = _read(self.config, "axm_summary")
+        summary_path, _ = read_setting(self.config, "axm_summary")
         markdown = summary_markdown(document)
         if summary_path:
             self._path(summary_path).write_text(markdown, encoding="utf-8")
@@ -452,12 +386,12 @@ class ConformancePlugin:
         if os.environ.get("GITHUB_STEP_SUMMARY"):
             with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as step:
                 step.write(markdown)
-        baseline_path, _ = _read(self.config, "axm_baseline_write")
+        baseline_path, _ = read_setting(self.config, "axm_baseline_write")
         if baseline_path:
             write_json(self._path(baseline_path), baseline_of(self.records))
             written.append(f"baseline: {baseline_path}")
         uncertified = [tool["key"] for tool in document["tools"] if not tool["certified"]]
-        if uncertified and _flag(self.config, "axm_require_certified"):
+        if uncertified and flag(self.config, "axm_require_certified"):
             self.gate = (
                 f"axm-conformance: {len(uncertified)} of {len(document['tools'])} tools not "
                 f"certified ({', '.join(uncertified)}), and --axm-require-certified requires "
@@ -470,19 +404,11 @@ class ConformancePlugin:
         return self.config.invocation_params.dir / text
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.validator_reports:
-            from axm_conformance._validators import format_table, run_suite
-
-            terminalreporter.section("axm-conformance validators")
-            for ref, differentials in self.validator_reports.items():
-                terminalreporter.write_line(ref)
-                table = format_table(run_suite(ref, self.claim), differentials)
-                terminalreporter.write_line(table)
         document = self.document
         if document is None:
             return
         terminalreporter.section("axm-conformance")
-        stats = _flag(self.config, "axm_stats")
+        stats = flag(self.config, "axm_stats")
         for tool in document["tools"]:
             counts: dict[str, int] = {}
             for check in tool["checks"]:
@@ -519,68 +445,6 @@ def _by_source(sources: dict[str, int]) -> str:
     return " (" + ", ".join(f"{count} {source}" for source, count in sources.items()) + ")"
 
 
-class ValidatorItem(_KitItem):
-    """One keyword of a validator: its JSON-Schema-Test-Suite cases, or differential fuzzing."""
-
-    def __init__(
-        self, *, plugin: ConformancePlugin, ref: str, keyword: str, kind: str, **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.plugin = plugin
-        self.ref = ref
-        self.keyword = keyword
-        self.kind = kind
-        self.user_properties += [("axm_validator", ref), ("axm_keyword", keyword)]
-
-    def runtest(self) -> None:
-        from axm_conformance._validators import (
-            differential,
-            format_disagreement,
-            format_failures,
-            run_suite,
-        )
-
-        plugin = self.plugin
-        if self.kind == "suite":
-            report = run_suite(self.ref, plugin.claim, only=[self.keyword])
-            if not report.ok:
-                raise CheckFailed(format_failures(report, self.keyword))
-            return
-        found = differential(
-            self.ref,
-            self.keyword,
-            examples=plugin.settings.examples,
-            seed=derived_seed(self.ref, self.keyword) if plugin.seed is None else plugin.seed,
-            keywords=plugin.claim,
-        )
-        plugin.validator_reports.setdefault(self.ref, []).append(found)
-        if not found.ok:
-            raise CheckFailed("\n\n".join(format_disagreement(x) for x in found.disagreements))
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"{self.ref}[{self.keyword}]::{self.kind}"
-
-
-def _validators(config: pytest.Config) -> tuple[list[str], frozenset[str] | None]:
-    """The validators to certify and the keywords they claim; bad ones are usage errors."""
-    refs, where = _read(config, "axm_validators")
-    if not refs:
-        return [], None
-    from axm_conformance._validators import load_keywords, load_validator
-
-    keywords, keywords_where = _read(config, "axm_validator_keywords")
-    try:
-        claim = load_keywords(keywords or "all")
-    except LoadError as exc:
-        raise pytest.UsageError(f"{keywords_where}: {exc}") from None
-    for ref in refs:
-        try:
-            load_validator(ref)
-        except LoadError as exc:
-            raise pytest.UsageError(f"{where}: {exc}") from None
-    return list(refs), claim
-
-
 class XdistHooks:
     """pytest-xdist's hooks, registered only when it is installed (its hooks exist only then)."""
 
@@ -596,12 +460,19 @@ class XdistHooks:
 
 
 def register(config: pytest.Config) -> None:
-    """Turn the kit on for this pytest run."""
+    """Turn the kit on for this pytest run: the tools' plugin, and the validators' when any is
+    named (then no tool need be)."""
     try:
         registered()
     except RegistryError as exc:
         raise pytest.UsageError(f"axm-conformance: {exc}") from None
-    plugin = ConformancePlugin.from_config(config)
+    settings = settings_from_config(config)
+    validators = _validator_plugin(config, settings)
+    plugin = ConformancePlugin.from_config(config, settings, tools_optional=validators is not None)
+    if validators is not None:
+        # Registered first: pytest calls the hooks of the plugin registered last first, and the
+        # tools' items come before the validators'.
+        config.pluginmanager.register(validators, "axm-conformance-validators")
     config.pluginmanager.register(plugin, "axm-conformance-kit")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(plugin), "axm-conformance-xdist")
@@ -611,9 +482,18 @@ def register(config: pytest.Config) -> None:
             config.option.dist = "loadscope"
 
 
+def _validator_plugin(config: pytest.Config, settings: Settings) -> ValidatorPlugin | None:
+    """The validators' plugin, None when no validator is named (its imports are then spared)."""
+    if not read_setting(config, "axm_validators")[0]:
+        return None
+    from axm_conformance._validation._pytest import ValidatorPlugin
+
+    return ValidatorPlugin.from_config(config, settings)
+
+
 def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], str]:
     """Known failures from --axm-baseline; an entry naming no tool or check is an error."""
-    path, where = _read(config, "axm_baseline")
+    path, where = read_setting(config, "axm_baseline")
     if not path:
         return {}
     try:
@@ -640,7 +520,7 @@ _SKIPS = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
 _FAILS = frozenset({Status.FAILED, Status.ERROR})
 
 
-class ConformanceItem(_KitItem):
+class ConformanceItem(KitItem):
     """One check of one tool."""
 
     def __init__(

@@ -343,6 +343,29 @@ def test_validators_are_certified_per_keyword(pytester: pytest.Pytester) -> None
     bad.stderr.fnmatch_lines(["ERROR: --axm-validator: *no_such_module*"])
 
 
+def test_validator_tables_are_built_from_what_the_xdist_workers_found(
+    pytester: pytest.Pytester,
+) -> None:
+    args = (
+        "--axm-validator=zoo_validators:max_length_in_bytes",
+        "--axm-validator-keywords=type,maxLength",
+        "--axm-examples=30",
+        "--axm-seed=1",
+    )
+
+    def table(result: pytest.RunResult) -> list[str]:
+        lines = result.stdout.lines
+        start = next(i for i, line in enumerate(lines) if "axm-conformance validators" in line)
+        end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("="))
+        return lines[start + 1 : end]
+
+    serial = run(pytester, *args)
+    spread = run(pytester, *args, "-n", "2")
+    assert _tests(spread) == _tests(serial) == {"failed": 2, "passed": 5}
+    assert table(spread) == table(serial)
+    assert "maxLength            6       1        0        0      30  1  <-" in table(serial)
+
+
 def _tests(result: pytest.RunResult) -> dict[str, int]:
     """The outcome counts of the items, without pytest's count of warnings."""
     return {key: value for key, value in result.parseoutcomes().items() if key != "warnings"}

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _validators
 from axm_conformance._refs import LoadError
-from axm_conformance._validators import (
+from axm_conformance._validation import (
     FUZZED_KEYWORDS,
     DifferentialReport,
     Disagreement,
+    _adapters,
     differential,
     differential_keywords,
     fastjsonschema_validate,
@@ -41,6 +41,7 @@ from axm_conformance._validators import (
     suite_cases,
     verdict,
 )
+from axm_conformance._validation._suite import NON_CONSTRAINING
 from axm_runtime.tool_use import SUPPORTED_KEYWORDS, ValidationResult, validate_input
 
 REFERENCE = "axm_runtime.tool_use:validate_input"
@@ -151,7 +152,7 @@ def test_cases_use_only_claimed_keywords() -> None:
     cases = suite_cases(["type", "minimum"])
     assert {case.keyword for case in cases} >= {"type", "minimum"}
     used = set().union(*(keywords_in(case.schema) for case in cases))
-    assert used - {"type", "minimum"} <= _validators.NON_CONSTRAINING
+    assert used - {"type", "minimum"} <= NON_CONSTRAINING
     assert not any(case.keyword == "maxLength" for case in cases)
 
 
@@ -320,8 +321,8 @@ def test_an_absent_peer_is_named(
     adapter: Any, module: str, distribution: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
-    _validators._rs_validator.cache_clear()
-    _validators._fast_validator.cache_clear()
+    _adapters._rs_validator.cache_clear()
+    _adapters._fast_validator.cache_clear()
     with pytest.raises(ImportError, match=f"pip install {distribution}"):
         adapter(1, {"type": "integer"})
 
@@ -329,8 +330,8 @@ def test_an_absent_peer_is_named(
 @pytest.mark.parametrize(
     ("ref", "module"),
     [
-        ("axm_conformance._validators:jsonschema_rs_validate", "jsonschema_rs"),
-        ("axm_conformance._validators:fastjsonschema_validate", "fastjsonschema"),
+        ("axm_conformance._validation:jsonschema_rs_validate", "jsonschema_rs"),
+        ("axm_conformance._validation:fastjsonschema_validate", "fastjsonschema"),
     ],
 )
 def test_a_peer_can_be_certified_when_installed(ref: str, module: str) -> None:

@@ -1,0 +1,53 @@
+"""What the kit's two pytest plugins share: reading settings, adding items, failing them.
+
+The tools' module registers the validators' plugin, which takes these from here rather than from
+the tools' module: the two plugin modules do not import each other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from axm_conformance._options import OPTIONS
+
+__all__ = ["CheckFailed", "KitItem", "add_items", "flag", "read_setting"]
+
+
+def read_setting(config: pytest.Config, ini: str) -> tuple[Any, str]:
+    """The value of a setting and where it came from (option first, then ini)."""
+    option = next(option.flag for option in OPTIONS if option.ini == ini)
+    value = config.getoption(ini)
+    if value is not None:
+        return value, option
+    value = config.getini(ini)
+    return (value or None), f"the {ini} ini setting"
+
+
+def flag(config: pytest.Config, ini: str) -> bool:
+    """An on/off setting: the option when given, else the ini setting."""
+    given = config.getoption(ini)
+    return bool(config.getini(ini) if given is None else given)
+
+
+class CheckFailed(Exception):
+    """Raised by an item whose check failed; its text is the whole report of the failure."""
+
+
+class KitItem(pytest.Item):
+    """An item of the kit: its failure is shown as the kit's own report, not a traceback."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+
+def add_items(config: pytest.Config, items: list[pytest.Item], added: list[pytest.Item]) -> None:
+    """Add the kit's items to the run, reported as collected: no file collects them, and pytest
+    counts only what is reported."""
+    items.extend(added)
+    result: list[pytest.Item | pytest.Collector] = [*added]
+    report = pytest.CollectReport("axm-conformance", "passed", None, result)
+    config.hook.pytest_collectreport(report=report)

@@ -1,0 +1,82 @@
+"""Adapt jsonschema (the reference), jsonschema-rs and fastjsonschema as validators.
+
+Each is certifiable by reference, e.g. ``axm_conformance._validation:jsonschema_rs_validate``. The
+jsonschema-rs and fastjsonschema adapters import their package on first call and raise
+`ImportError` naming the package to install when it is absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+
+@functools.lru_cache(maxsize=1024)
+def _reference(text: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(text))
+
+
+def _text(schema: Any) -> str:
+    # 1 and 1.0, or true and 1, stay apart: a cache key, not a canonical form
+    return json.dumps(schema, sort_keys=True)
+
+
+def jsonschema_validate(data: Any, schema: Any) -> bool:
+    """jsonschema's ``Draft202012Validator``, without format assertion: the reference verdict."""
+    return bool(_reference(_text(schema)).is_valid(data))
+
+
+def _optional(module: str, distribution: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(
+            f"{module} is not installed: pip install {distribution} to certify it"
+        ) from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _rs_validator(text: str) -> Any:
+    module = _optional("jsonschema_rs", "jsonschema-rs")
+    return module.Draft202012Validator(json.loads(text))
+
+
+def jsonschema_rs_validate(data: Any, schema: Any) -> bool:
+    """jsonschema-rs (Rust), draft 2020-12, format not asserted: ``is_valid`` of the schema.
+
+    Compiled validators are cached by schema text. Raises `ImportError` when jsonschema-rs is
+    absent, and jsonschema-rs's own error for a schema it refuses.
+    """
+    return bool(_rs_validator(_text(schema)).is_valid(data))
+
+
+@functools.lru_cache(maxsize=1024)
+def _fast_validator(text: str) -> Callable[[Any], Any]:
+    module = _optional("fastjsonschema", "fastjsonschema")
+    # use_default=False: fastjsonschema would otherwise write defaults into the data it checks
+    compiled: Callable[[Any], Any] = module.compile(
+        json.loads(text), use_default=False, use_formats=False
+    )
+    return compiled
+
+
+def fastjsonschema_validate(data: Any, schema: Any) -> bool:
+    """fastjsonschema, format not asserted: False when it raises ``JsonSchemaValueException``.
+
+    fastjsonschema implements drafts 4, 6 and 7 only; a 2020-12 schema is read as its
+    ``$schema`` says, or as draft 7, so keywords new in 2019-09/2020-12 are ignored. Raises
+    `ImportError` when fastjsonschema is absent, and its ``JsonSchemaDefinitionException`` for
+    a schema it cannot compile.
+    """
+    check = _fast_validator(_text(schema))
+    module = _optional("fastjsonschema", "fastjsonschema")
+    try:
+        check(data)
+    except module.JsonSchemaValueException:
+        return False
+    return True

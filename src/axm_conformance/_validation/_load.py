@@ -1,0 +1,135 @@
+"""Load a validator and the keywords it claims, and read its verdict.
+
+A validator is any function called as ``validator(data, schema)`` that returns a verdict in one of
+three forms: a `bool`, an object with a boolean ``.valid`` attribute (such as
+`axm_runtime.tool_use.ValidationResult`), or a list of errors (empty means valid).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from axm_conformance._refs import LoadError
+
+ValidatorFn = Callable[[Any, Any], Any]
+ValidatorLike = str | ValidatorFn
+"""A validator function, or a ``module:function`` reference to one."""
+
+
+def load_validator(ref: str) -> ValidatorFn:
+    """The function a ``module:function`` reference names (``module:Class.method`` too).
+
+    Raises `LoadError` with a one-line message when the module or attribute cannot be loaded or
+    is not callable.
+    """
+    module_name, colon, attribute = ref.partition(":")
+    if not colon or not module_name or not attribute:
+        raise LoadError(f"{ref!r} is not a validator reference: use module:function")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise LoadError(f"{ref!r}: no module named {exc.name!r}") from None
+        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_one_line(exc)}") from None
+    except Exception as exc:
+        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_one_line(exc)}") from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise LoadError(f"{ref!r}: {module_name!r} has no attribute {attribute!r}") from None
+    if not callable(obj):
+        raise LoadError(f"{ref!r} is {type(obj).__name__}, not a function (data, schema)")
+    function: ValidatorFn = obj
+    return function
+
+
+def load_keywords(spec: str) -> frozenset[str] | None:
+    """The keywords a validator claims, from the text of an option or setting.
+
+    ``all`` (or nothing) claims every keyword (None); ``module:attribute`` names an iterable of
+    keyword names (``axm_runtime.tool_use:SUPPORTED_KEYWORDS``); anything else is a list of
+    names separated by commas or spaces (``type,required,maxLength``).
+    """
+    spec = spec.strip()
+    if spec in ("", "all"):
+        return None
+    if ":" in spec and not spec.startswith("$"):
+        module_name, _, attribute = spec.partition(":")
+        try:
+            value: Any = importlib.import_module(module_name)
+            for part in attribute.split("."):
+                value = getattr(value, part)
+        except Exception as exc:
+            raise LoadError(f"{spec!r}: cannot load the keywords: {_one_line(exc)}") from None
+        if isinstance(value, str) or not isinstance(value, Iterable):
+            raise LoadError(f"{spec!r} is {type(value).__name__}, not a collection of keywords")
+        return frozenset(str(name) for name in value)
+    return frozenset(name for name in re.split(r"[,\s]+", spec) if name)
+
+
+def verdict(validator: ValidatorFn, data: Any, schema: Any) -> bool:
+    """Call ``validator(data, schema)`` and read its answer as valid (True) or invalid (False).
+
+    Raises whatever the validator raises, and `TypeError` when it returns no recognisable verdict.
+    """
+    result = validator(data, schema)
+    if isinstance(result, bool):
+        return result
+    valid = getattr(result, "valid", None)
+    if isinstance(valid, bool):
+        return valid
+    if isinstance(result, list | tuple):
+        return not result
+    if isinstance(result, Iterator):  # a generator of errors, as iter_errors() gives
+        return next(result, None) is None
+    raise TypeError(
+        "a validator returns a bool, an object with a boolean .valid, or a list of errors; "
+        f"got {type(result).__name__} {_short(result)}"
+    )
+
+
+def resolve(validator: ValidatorLike) -> tuple[str, ValidatorFn]:
+    """The reference and the function of a validator given either way."""
+    if isinstance(validator, str):
+        return validator, load_validator(validator)
+    module = getattr(validator, "__module__", None)
+    name = getattr(validator, "__qualname__", None)
+    if module and name and "<" not in name:
+        return f"{module}:{name}", validator
+    return repr(validator), validator
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = f"{type(exc).__name__}: {exc}".splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+def judge(function: ValidatorFn, data: Any, schema: Any) -> bool | str:
+    """The verdict, or the one-line error when the validator raised or answered nonsense.
+
+    The validator gets copies, so that one which modifies its arguments cannot change the pair
+    that is reported.
+    """
+    try:
+        return verdict(function, copy.deepcopy(data), copy.deepcopy(schema))
+    except Exception as exc:
+        return _one_line(exc)
+
+
+def as_claim(keywords: Iterable[str] | None) -> frozenset[str] | None:
+    """Claimed keywords given in Python as a set; None claims every keyword."""
+    if keywords is None:
+        return None
+    if isinstance(keywords, str):  # one keyword given bare would claim its letters
+        raise TypeError("keywords is a list of keyword names, not a string")
+    return frozenset(keywords)
