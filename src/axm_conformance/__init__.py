@@ -16,16 +16,22 @@ from axm_conformance._version import __version__
 
 if TYPE_CHECKING:
     from axm_conformance._api import LoadError, check_tool, load_tool
+    from axm_conformance._outcomes import Evidence, Finding, Severity, Status, Verdict
     from axm_conformance._report import Outcome, Report, ToolReport
     from axm_conformance._settings import Settings, SettingsError
 
 __all__ = [
+    "Evidence",
+    "Finding",
     "LoadError",
     "Outcome",
     "Report",
     "Settings",
     "SettingsError",
+    "Severity",
+    "Status",
     "ToolReport",
+    "Verdict",
     "__version__",
     "check_tool",
     "load_tool",
@@ -35,6 +41,11 @@ _HOMES = {
     "LoadError": "_api",
     "check_tool": "_api",
     "load_tool": "_api",
+    "Evidence": "_outcomes",
+    "Finding": "_outcomes",
+    "Severity": "_outcomes",
+    "Status": "_outcomes",
+    "Verdict": "_outcomes",
     "Outcome": "_report",
     "Report": "_report",
     "ToolReport": "_report",

@@ -150,6 +150,9 @@ class SubjectInfo:
     # The str, bytes (as text) and number literals of the tool's own source, in source order:
     # values inputs are made of besides the schema's (see _literals).
     literals: tuple[str | int | float, ...] = ()
+    # References whose tool the protocol's runtime loads instead of this one when both are
+    # published under the same name (axm prefers axm.tribunal.tools to axm.tools).
+    shadowed_by: tuple[str, ...] = ()
 
     def offers(self, capability: str) -> bool:
         return capability in self.capabilities

@@ -153,3 +153,26 @@ def test_the_worker_side_and_the_runtime_import_no_test_tool(entry: str) -> None
         for package in third_party(name) & {"pytest", "hypothesis", "_pytest"}
     }
     assert leaked == set()
+
+
+def test_the_capabilities_table_is_the_registry() -> None:
+    """conformance/protocols.md lists each capability with the protocols that offer it and the
+    checks that require it, as registered."""
+    from axm_conformance._checks import CHECKS
+    from axm_conformance.protocols import CAPABILITIES, registered
+
+    page = (SRC.parent / "conformance" / "protocols.md").read_text(encoding="utf-8")
+    rows = {
+        cells[0].strip("` "): [cell.strip() for cell in cells[1:]]
+        for line in page.splitlines()
+        if line.startswith("| `") and len(cells := line.strip("|").split("|")) == 4
+    }
+    assert set(rows) == set(CAPABILITIES)
+    for capability, (meaning, offered, required) in rows.items():
+        assert meaning == CAPABILITIES[capability]
+        protocols = [p.title for p in registered().values() if capability in p.capabilities]
+        assert offered == (", ".join(protocols) or "none"), capability
+        checks = [f"`{c.id}`" for c in CHECKS.values() if capability in c.requires]
+        assert (required.split(":")[0] if not checks else required) == (
+            ", ".join(checks) or "none"
+        ), capability

@@ -130,7 +130,10 @@ def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: An
     legacy = outcomes["entry-point:axm.tools:make_slug"]
     assert (legacy.status, legacy.messages) == (
         "passed",
-        ("shadowed by entry-point:axm.tribunal.tools:make_slug, to which axm resolves the name",),
+        (
+            "shadowed by entry-point:axm.tribunal.tools:make_slug, to which the AXM runtime "
+            "resolves the name",
+        ),
     )
     # A second entry point under another name is a second tool with the same name.
     for ref in ("entry-point:axm.tools:slug", "entry-point:axm.tribunal.tools:make_slug"):

@@ -36,23 +36,20 @@ def name_valid(subject: SubjectInfo, context: Context) -> Found:
         yield f"the name {subject.name!r} does not match {pattern}"
 
 
-_LEGACY, _TRIBUNAL = "entry-point:axm.tools:", "entry-point:axm.tribunal.tools:"
-
-
-def _shadow(ref: str, refs: set[str]) -> str | None:
-    """The entry point under test that shadows ``ref``: axm resolves a name published in both
-    axm.tools and axm.tribunal.tools to the tribunal one, and never loads the other."""
-    shadow = _TRIBUNAL + ref.removeprefix(_LEGACY) if ref.startswith(_LEGACY) else None
-    return shadow if shadow in refs else None
+def _shadow(subject: SubjectInfo, refs: set[str]) -> str | None:
+    """The tool under test that the protocol's runtime loads instead of ``subject``, if any."""
+    return next((ref for ref in subject.shadowed_by if ref in refs), None)
 
 
 @check("name-unique", "structure", applies=_recognised)
 def name_unique(subject: SubjectInfo, context: Context) -> Found:
     """No other tool under test has the same name."""
     refs = {other.ref for other in context.subjects}
-    shadow = _shadow(subject.ref, refs)
+    shadow = _shadow(subject, refs)
     if shadow is not None:
-        yield note(f"shadowed by {shadow}, to which axm resolves the name")
+        yield note(
+            f"shadowed by {shadow}, to which the {subject.protocol_title} runtime resolves the name"
+        )
         return
     others = [
         other.ref
@@ -60,7 +57,7 @@ def name_unique(subject: SubjectInfo, context: Context) -> Found:
         if other.ref != subject.ref
         and other.name_type == "str"
         and other.name == subject.name
-        and _shadow(other.ref, refs) is None
+        and _shadow(other, refs) is None
     ]
     if subject.name_type == "str" and others:
         yield f"the name {subject.name!r} is also the name of " + ", ".join(others)

@@ -8,7 +8,7 @@ import inspect
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel, SubjectInfo
-from axm_conformance.protocols._base import Missing, ToolProtocol, read
+from axm_conformance.protocols._base import ENTRY_POINT_PREFIX, Missing, ToolProtocol, read
 
 __all__ = ["AXMProtocol"]
 
@@ -65,6 +65,7 @@ class AXMProtocol(ToolProtocol):
             info,
             call_style="keywords" if info.callable.has_signature else "none",
             metadata=metadata,
+            shadowed_by=_tribunal_twin(self.ref),
         )
 
     def input_schema(self) -> tuple[Any, str, str]:
@@ -100,6 +101,15 @@ class AXMProtocol(ToolProtocol):
             result.close()
             return coroutine()
         return result
+
+
+def _tribunal_twin(ref: str) -> tuple[str, ...]:
+    """axm resolves a name published in both axm.tools and axm.tribunal.tools to the tribunal
+    one, and never loads the other."""
+    legacy = f"{ENTRY_POINT_PREFIX}axm.tools:"
+    if not ref.startswith(legacy):
+        return ()
+    return (f"{ENTRY_POINT_PREFIX}axm.tribunal.tools:{ref.removeprefix(legacy)}",)
 
 
 class coroutine:
