@@ -51,6 +51,16 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from axm_conformance._refs import LoadError
+from axm_conformance._schema_keywords import (
+    ARRAY_KEYWORDS,
+    KEYWORD_TYPES,
+    NUMBER_KEYWORDS,
+    OBJECT_KEYWORDS,
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SCHEMA_VALUED,
+    STRING_KEYWORDS,
+)
 from axm_conformance._strategies import Mutation, invalid_examples, invalid_inputs, valid_inputs
 
 __all__ = [
@@ -261,16 +271,6 @@ class KeywordRow:
         return not (self.failed or self.errored or self.disagreements)
 
 
-# Keywords whose value is one subschema, a list of subschemas, or a map of names to subschemas:
-# the walk descends only through these, so that property names are never taken for keywords.
-_SUBSCHEMA: Final = frozenset(
-    {"items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
-     "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
-)  # fmt: skip
-_SUBSCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SUBSCHEMA_MAP: Final = frozenset(
-    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
-)
 # Keywords that never make an instance invalid in 2020-12 (the meta-data, format-annotation and
 # content vocabularies), and the containers of schemas that only $ref reaches.
 NON_CONSTRAINING: Final = frozenset(
@@ -283,11 +283,13 @@ _CUSTOM_DIALECT: Final = "a custom $schema"
 
 
 def _children(keyword: str, value: Any) -> list[Any]:
-    if keyword in _SUBSCHEMA:
+    """The subschemas in a keyword's value: the walk descends only through these, so that
+    property names are never taken for keywords."""
+    if keyword in SCHEMA_VALUED:
         return [value]
-    if keyword in _SUBSCHEMA_LIST and isinstance(value, list):
+    if keyword in SCHEMA_LISTS and isinstance(value, list):
         return value
-    if keyword in _SUBSCHEMA_MAP and isinstance(value, dict):
+    if keyword in SCHEMA_MAPS and isinstance(value, dict):
         return list(value.values())
     return []  # a value such as enum's or const's is data, not schema
 
@@ -487,29 +489,6 @@ _FEW_VALUES: Final = (
     {"enum": [0, 1, False, True]},
     {"enum": [[1], [True], {"a": 0}, {"a": False}, 1.5]},
 )
-# The kind of value each keyword constrains, for the "type" a schema may add.
-_NUMBER_KEYWORDS: Final = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-)
-_STRING_KEYWORDS: Final = ("minLength", "maxLength", "pattern")
-_ARRAY_KEYWORDS: Final = (
-    "items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
-    "uniqueItems",
-)  # fmt: skip
-_OBJECT_KEYWORDS: Final = (
-    "properties", "patternProperties", "additionalProperties", "required", "minProperties",
-    "maxProperties", "dependentRequired", "dependentSchemas", "propertyNames",
-)  # fmt: skip
-_KIND: Final[dict[str, tuple[str, ...]]] = {
-    **dict.fromkeys(_NUMBER_KEYWORDS, ("integer", "number")),
-    **dict.fromkeys(_STRING_KEYWORDS, ("string",)),
-    **dict.fromkeys(_ARRAY_KEYWORDS, ("array",)),
-    **dict.fromkeys(_OBJECT_KEYWORDS, ("object",)),
-}
 # Leaf subschemas placed under applicators, simplest first (Hypothesis shrinks towards them).
 _LEAVES: Final[tuple[_Schema | bool, ...]] = (
     False,
@@ -643,10 +622,10 @@ def _references(leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
 
 _ONE_KEYWORD_ROWS: Final = [
     *("type", "enum", "const", "allOf", "anyOf", "oneOf", "not"),
-    *_NUMBER_KEYWORDS,
-    *_STRING_KEYWORDS,
-    *_ARRAY_KEYWORDS,
-    *_OBJECT_KEYWORDS,
+    *NUMBER_KEYWORDS,
+    *STRING_KEYWORDS,
+    *ARRAY_KEYWORDS,
+    *OBJECT_KEYWORDS,
 ]
 _ROW_KEYWORDS: Final[dict[str, frozenset[str]]] = {
     **{name: frozenset({name}) for name in _ONE_KEYWORD_ROWS},
@@ -703,7 +682,7 @@ def schemas_using(keyword: str, keywords: Iterable[str] | None = None) -> _Strat
     if row == "ref":
         return core  # its "#/$defs/..." pointers hold at the root only
     options: list[_Strategy] = [core]
-    kinds = _KIND.get(row)
+    kinds = KEYWORD_TYPES.get(row)  # for the "type" the schema may add
     if kinds and allowed("type"):
         # typed: most mutations need a value of the kind the keyword constrains
         core = st.builds(lambda s, t: {"type": t, **s}, core, st.sampled_from(kinds))
