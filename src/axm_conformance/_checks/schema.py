@@ -12,24 +12,10 @@ from jsonschema.validators import validator_for
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Finding, not_run
+from axm_conformance._schema_keywords import subschemas
 
-__all__ = ["contradictions", "input_unusable", "schema_problem", "subschemas"]
+__all__ = ["contradictions", "input_unusable", "schema_problem"]
 
-# Keywords whose value is a schema, a list of schemas, or a map of names to schemas.
-_SCHEMA_VALUED = (
-    "additionalProperties",
-    "items",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-)
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 _BOUND_PAIRS = (
     ("minimum", "maximum"),
     ("minLength", "maxLength"),
@@ -37,24 +23,6 @@ _BOUND_PAIRS = (
     ("minProperties", "maxProperties"),
     ("minContains", "maxContains"),
 )
-
-
-def subschemas(schema: Any, path: str = "#") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every object subschema of ``schema`` with its JSON-pointer location, the root first."""
-    if not isinstance(schema, dict):
-        return
-    yield path, schema
-    for key in _SCHEMA_VALUED:
-        if key in schema:
-            yield from subschemas(schema[key], f"{path}/{key}")
-    for key in _SCHEMA_LISTS:
-        if isinstance(schema.get(key), list):
-            for index, item in enumerate(schema[key]):
-                yield from subschemas(item, f"{path}/{key}/{index}")
-    for key in _SCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            for name, item in schema[key].items():
-                yield from subschemas(item, f"{path}/{key}/{name}")
 
 
 # Checking a schema against its meta-schema takes milliseconds for a wide schema, and every
@@ -108,7 +76,10 @@ def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Found:
 
 def contradictions(schema: Any) -> Iterator[str]:
     """Keywords of ``schema`` that contradict each other, so that no value can satisfy it."""
-    for path, node in subschemas(schema):
+    for keys, node in subschemas(schema):
+        if not isinstance(node, dict):
+            continue
+        path = "#" + "".join(f"/{key}" for key in keys)
         for low, high in _BOUND_PAIRS:
             if _number(node.get(low)) and _number(node.get(high)) and node[low] > node[high]:
                 yield f"{path}: {low} {node[low]} is above {high} {node[high]}"

@@ -11,6 +11,13 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+from axm_conformance._schema_keywords import (
+    ARRAY_KEYWORDS,
+    KEYWORD_TYPES,
+    NUMBER_KEYWORDS,
+    OBJECT_KEYWORDS,
+    STRING_KEYWORDS,
+)
 from axm_conformance._validation._load import as_claim
 from axm_conformance._validation._suite import walk
 
@@ -39,29 +46,6 @@ _FEW_VALUES: Final = (
     {"enum": [0, 1, False, True]},
     {"enum": [[1], [True], {"a": 0}, {"a": False}, 1.5]},
 )
-# The kind of value each keyword constrains, for the "type" a schema may add.
-_NUMBER_KEYWORDS: Final = (
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-)
-_STRING_KEYWORDS: Final = ("minLength", "maxLength", "pattern")
-_ARRAY_KEYWORDS: Final = (
-    "items", "prefixItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
-    "uniqueItems",
-)  # fmt: skip
-_OBJECT_KEYWORDS: Final = (
-    "properties", "patternProperties", "additionalProperties", "required", "minProperties",
-    "maxProperties", "dependentRequired", "dependentSchemas", "propertyNames",
-)  # fmt: skip
-_KIND: Final[dict[str, tuple[str, ...]]] = {
-    **dict.fromkeys(_NUMBER_KEYWORDS, ("integer", "number")),
-    **dict.fromkeys(_STRING_KEYWORDS, ("string",)),
-    **dict.fromkeys(_ARRAY_KEYWORDS, ("array",)),
-    **dict.fromkeys(_OBJECT_KEYWORDS, ("object",)),
-}
 # Leaf subschemas placed under applicators, simplest first (Hypothesis shrinks towards them).
 _LEAVES: Final[tuple[_Schema | bool, ...]] = (
     False,
@@ -195,10 +179,10 @@ def _references(leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
 
 _ONE_KEYWORD_ROWS: Final = [
     *("type", "enum", "const", "allOf", "anyOf", "oneOf", "not"),
-    *_NUMBER_KEYWORDS,
-    *_STRING_KEYWORDS,
-    *_ARRAY_KEYWORDS,
-    *_OBJECT_KEYWORDS,
+    *NUMBER_KEYWORDS,
+    *STRING_KEYWORDS,
+    *ARRAY_KEYWORDS,
+    *OBJECT_KEYWORDS,
 ]
 _ROW_KEYWORDS: Final[dict[str, frozenset[str]]] = {
     **{name: frozenset({name}) for name in _ONE_KEYWORD_ROWS},
@@ -256,7 +240,7 @@ def schemas_using(keyword: str, keywords: Iterable[str] | None = None) -> _Strat
     if row == "ref":
         return core  # its "#/$defs/..." pointers hold at the root only
     options: list[_Strategy] = [core]
-    kinds = _KIND.get(row)
+    kinds = KEYWORD_TYPES.get(row)  # for the "type" the schema may add
     if kinds and allowed("type"):
         # typed: most mutations need a value of the kind the keyword constrains
         core = st.builds(lambda s, t: {"type": t, **s}, core, st.sampled_from(kinds))

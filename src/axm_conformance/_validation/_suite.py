@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any, Final, Literal
 from urllib.parse import urldefrag, urljoin
 
+from axm_conformance._schema_keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED
 from axm_conformance._validation._load import ValidatorLike, as_claim, judge, resolve
 
 Status = Literal["passed", "failed", "errored"]
@@ -85,16 +86,6 @@ class KeywordRow:
         return not (self.failed or self.errored or self.disagreements)
 
 
-# Keywords whose value is one subschema, a list of subschemas, or a map of names to subschemas:
-# the walk descends only through these, so that property names are never taken for keywords.
-_SUBSCHEMA: Final = frozenset(
-    {"items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
-     "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
-)  # fmt: skip
-_SUBSCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SUBSCHEMA_MAP: Final = frozenset(
-    {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
-)
 # Keywords that never make an instance invalid in 2020-12 (the meta-data, format-annotation and
 # content vocabularies), and the containers of schemas that only $ref reaches.
 NON_CONSTRAINING: Final = frozenset(
@@ -107,11 +98,13 @@ _CUSTOM_DIALECT: Final = "a custom $schema"
 
 
 def _children(keyword: str, value: Any) -> list[Any]:
-    if keyword in _SUBSCHEMA:
+    """The subschemas in a keyword's value: the walk descends only through these, so that
+    property names are never taken for keywords."""
+    if keyword in SCHEMA_VALUED:
         return [value]
-    if keyword in _SUBSCHEMA_LIST and isinstance(value, list):
+    if keyword in SCHEMA_LISTS and isinstance(value, list):
         return value
-    if keyword in _SUBSCHEMA_MAP and isinstance(value, dict):
+    if keyword in SCHEMA_MAPS and isinstance(value, dict):
         return list(value.values())
     return []  # a value such as enum's or const's is data, not schema
 

@@ -1,0 +1,160 @@
+"""Tool inputs from a JSON Schema 2020-12: valid values, boundary examples, one-mistake mutations.
+
+A tool's input schema is read as JSON Schema 2020-12, whatever its ``$schema`` says among the
+published drafts (a custom dialect is rejected). From it this package makes:
+
+- `valid_inputs`: a Hypothesis strategy of values that validate;
+- `boundary_inputs`: a deterministic list of valid edge cases, each labelled;
+- `invalid_inputs` / `invalid_examples`: values that break the schema at exactly one location in
+  one known way, each a `Mutation` with a stable `kind`;
+- `keywords_of`: the keywords a schema uses, so a report can say which ones were exercised.
+
+Why not `hypothesis_jsonschema.from_schema` alone: it predates 2020-12 (no ``prefixItems``,
+``dependentRequired``, ``$anchor`` or ``$id``-relative references) and, with current Hypothesis, it
+cannot draw a single JSON object (it relies on a private Hypothesis helper whose interface changed).
+Every tool input is an object, so objects, arrays, references and combinators are built here by
+construction. hypothesis-jsonschema is kept for string leaves: its regex strategy (``pattern``) and
+its table of ``format`` strategies work with every Hypothesis release and would be costly to
+rewrite; it only ever receives a fresh leaf schema without ``$ref`` (it rewrites schemas that have
+references in place). Numbers, booleans and null are built by hand: a few lines, exact
+``multipleOf`` arithmetic, and unlike hypothesis-jsonschema integers as well as floats for
+``number``.
+
+How a schema is read. The subschemas that apply at one location (a ``$ref`` target and its
+siblings, ``allOf`` branches) form a conjunction whose keywords are combined one by one: types
+intersect, bounds tighten, ``properties``/``items`` of every member keep applying to the same keys
+and indices. ``anyOf``, ``oneOf``, ``if``/``then``/``else`` and ``dependentSchemas`` split a
+location into alternatives, each built by construction; ``oneOf`` (exactly one branch), ``not``
+and the ``else`` side of a condition are then enforced by filters. A reference may re-enter itself
+at most `_MAX_RECURSION` times on one path; deeper, that alternative is dropped, which bounds
+recursive schemas (trees) without filtering. Strategies are built once per schema (cached by
+canonical JSON), and every drawn value is re-checked with a cached ``Draft202012Validator`` that
+also asserts the formats jsonschema can check, so an invalid value can never come out.
+
+Errors, all raised when a schema is first used, never while drawing::
+
+    ValueError
+     ├── InvalidSchemaError        not a valid 2020-12 schema, or a $ref to nowhere or in a loop
+     ├── UnsupportedSchemaError    valid, but uses a keyword this package cannot honour
+     └── UnsatisfiableSchemaError  no value can satisfy it
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from axm_conformance._strategies._boundaries import Boundaries
+from axm_conformance._strategies._coverage import keywords_exercised, keywords_of
+from axm_conformance._strategies._document import (
+    Document,
+    InvalidSchemaError,
+    UnsatisfiableSchemaError,
+    UnsupportedSchemaError,
+)
+from axm_conformance._strategies._hints import SOURCES, Example, HintPools, Hints
+from axm_conformance._strategies._json import Strategy, canonical
+from axm_conformance._strategies._mutations import MUTATION_KINDS, Mutation, Mutations
+from axm_conformance._strategies._placement import placed
+from axm_conformance._strategies._valid import ValidInputs
+
+__all__ = [
+    "MUTATION_KINDS",
+    "SOURCES",
+    "Example",
+    "Hints",
+    "InvalidSchemaError",
+    "Mutation",
+    "UnsatisfiableSchemaError",
+    "UnsupportedSchemaError",
+    "boundary_inputs",
+    "discarded_count",
+    "generated_inputs",
+    "hinted_inputs",
+    "invalid_examples",
+    "invalid_inputs",
+    "keywords_exercised",
+    "keywords_of",
+    "valid_inputs",
+]
+
+
+class _Compiled:
+    """One schema with its strategies, validators and derived examples, built once and cached."""
+
+    def __init__(self, schema: Any) -> None:
+        self.document = Document(schema)
+        self.hint_pools = HintPools(schema)
+        self.valid_inputs = ValidInputs(self.document, self.hint_pools)
+        self.boundaries = Boundaries(self.document)
+        self.mutations = Mutations(self.document, self.boundaries, self.valid_inputs)
+
+
+@lru_cache(maxsize=256)
+def _compiled_from(text: str) -> _Compiled:
+    return _Compiled(json.loads(text))
+
+
+def _compiled(schema: Any) -> _Compiled:
+    try:
+        text = canonical(schema)
+    except (TypeError, ValueError) as err:
+        raise InvalidSchemaError(f"the schema is not JSON: {err}") from None
+    return _compiled_from(text)
+
+
+def discarded_count(schema: Any) -> int:
+    """How many generated values `valid_inputs(schema)` has thrown away as invalid so far."""
+    return _compiled(schema).valid_inputs.discarded
+
+
+def valid_inputs(schema: Any, hints: Hints | None = None) -> Strategy:
+    """A strategy of JSON values valid against `schema` (JSON Schema 2020-12).
+
+    With `hints`, one value in 4 takes about half its strings and numbers from them (or from the
+    values the schema names) where the schema allows it; text may get one spliced in.
+    Raises InvalidSchemaError, UnsupportedSchemaError or UnsatisfiableSchemaError at once.
+    """
+    inputs = _compiled(schema).valid_inputs
+    return inputs.valid if hints is None else inputs.hinted(hints)[0]
+
+
+def generated_inputs(schema: Any, hints: Hints) -> st.SearchStrategy[Example]:
+    """`valid_inputs(schema, hints)`, each value an Example whose source says what it drew on."""
+    return _compiled(schema).valid_inputs.hinted(hints)[1]
+
+
+def hinted_inputs(schema: Any, hints: Hints, limit: int) -> list[Example]:
+    """Deterministic valid inputs that each put one hint in one place (see `placed`),
+    at most `limit`, none of them a boundary input."""
+    compiled = _compiled(schema)
+    return placed(compiled.document, compiled.boundaries, compiled.hint_pools, hints, limit)
+
+
+def boundary_inputs(schema: Any) -> list[Example]:
+    """Deterministic valid edge cases: a minimal baseline, then one change at a time.
+
+    The baseline holds the required properties only, each with its simplest value; each further
+    example changes one property (nested ones included): every enum value, bounds, lengths, the
+    empty string or array, non-ASCII and long text, zero and negatives, null, optional properties
+    present one by one and all at once. Every example has been validated.
+    """
+    return list(_compiled(schema).boundaries.examples)
+
+
+def invalid_examples(schema: Any) -> list[Mutation]:
+    """Deterministic invalid inputs: each kind of mistake at each place once (the simplest
+    input's places, then those of the input with every optional property), each confirmed
+    invalid."""
+    return list(_compiled(schema).mutations.examples)
+
+
+def invalid_inputs(schema: Any, hints: Hints | None = None) -> st.SearchStrategy[Mutation]:
+    """A strategy of valid inputs broken in one known way; empty when every value is valid.
+
+    With `hints`, the valid inputs are drawn as `valid_inputs(schema, hints)` draws them.
+    """
+    return _compiled(schema).mutations.strategy(hints)
