@@ -130,7 +130,9 @@ def test_two_ci_runs_without_a_seed_write_the_same_certificate(
     assert mean["result-json"]["examples"] > 10
     assert mean["name-valid"]["examples"] is None
     assert mean["guards-enforced"]["outcome"] == "skipped"
-    assert mean["guards-enforced"]["reason"] == "the tool has no guards"
+    assert mean["guards-enforced"]["reason"] == (
+        "the AXM protocol does not offer permission guards in front of the tool (guards)"
+    )
     assert mean["invalid-input-handled"]["invalid_inputs"] > 0
 
 

@@ -113,7 +113,7 @@ def test_no_tools_found_is_an_error_saying_what_was_looked_for(pytester: pytest.
     result.stderr.fnmatch_lines(
         [
             "ERROR: axm-conformance found no tools to certify: it looked for entry points in the "
-            "groups axm.tools, axm.tribunal.tools, axio.tools, amplifier.modules of *"
+            "groups amplifier.modules, axio.tools, axm.tools, axm.tribunal.tools of *"
         ]
     )
 
@@ -238,8 +238,12 @@ def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
         test_imports=(
             "import sys\n"
             "def test_nothing_heavy_imported():\n"
-            "    heavy = {'axm_conformance', 'jsonschema', 'hypothesis_jsonschema'}\n"
+            "    heavy = {'jsonschema', 'hypothesis_jsonschema', 'pydantic'}\n"
             "    assert not heavy & set(sys.modules)\n"
+            "    kit = {name for name in sys.modules if name.startswith('axm_')}\n"
+            "    # The table of options, which the plugin declares, and nothing else.\n"
+            "    assert kit <= {'axm_conformance', 'axm_conformance._version',\n"
+            "                   'axm_conformance._options'}, kit\n"
         )
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-tool=zoo_axm:X")

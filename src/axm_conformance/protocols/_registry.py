@@ -82,12 +82,14 @@ def protocol_named(name: str) -> type[ToolProtocol]:
 
 
 def entry_point_groups() -> dict[str, str]:
-    """The entry-point groups tools are published in, each with the protocol it implies."""
-    return {
+    """The entry-point groups tools are published in, by name, each with the protocol it
+    implies."""
+    groups = {
         group: name
         for name, protocol in registered().items()
         for group in protocol.entry_point_groups
     }
+    return dict(sorted(groups.items()))
 
 
 def detect(obj: Any) -> str:
