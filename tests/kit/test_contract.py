@@ -2,20 +2,28 @@
 
 Driven by the check registry: a check registered without a section ``## `ID` `` on the page of its
 group (``conformance/checks-GROUP.md``), quoting its title, fails here with its id in the test id
-and in the message. Every relative link of ``conformance/*.md`` must reach an existing file, and an
-existing heading when it carries a ``#fragment`` (GitHub-style anchors).
+and in the message. Driven by the protocol registry: every protocol has a page
+(``conformance/protocol-NAME.md``) whose table ``| check | applies |`` names every check once,
+and says "never" for a check that requires a capability the protocol lacks. Every relative link
+of ``conformance/*.md`` must reach an existing file, and an existing heading when it carries a
+``#fragment`` (GitHub-style anchors). What the contract quotes of the code (the number of hung
+calls that stops the kit, a message) is the code's.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-from axm_conformance._checks import CHECKS, Check
+import zoo_plain
+from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._engine import _MAX_CRASHES
+from axm_conformance.protocols import protocol_for, registered
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance"
 INDEX = CONTRACT / "README.md"
@@ -205,3 +213,98 @@ def test_the_slugs_are_those_github_makes() -> None:
     assert slug("How a tool is recognised") == "how-a-tool-is-recognised"
     assert slug("Outcomes: passed, failed, skipped") == "outcomes-passed-failed-skipped"
     assert slug("The `tool_use` protocol") == "the-tool_use-protocol"
+
+
+# The table of a protocol page that says, per check, when it applies to the protocol's tools.
+APPLIES_HEADER = "| check | applies |"
+
+
+@dataclass(frozen=True)
+class AppliesRow:
+    line: int
+    check_ids: tuple[str, ...]
+    applies: str
+
+
+def protocol_page(name: str) -> Path:
+    return CONTRACT / f"protocol-{name}.md"
+
+
+def applies_rows(page: Path) -> list[AppliesRow]:
+    """The rows of the page's table ``| check | applies |``: the checks (in backticks) of the
+    first cell, and the second cell."""
+    rows: list[AppliesRow] = []
+    inside = False
+    for number, line in prose_lines(page.read_text(encoding="utf-8")):
+        text = line.strip()
+        if text == APPLIES_HEADER:
+            inside = True
+        elif inside and not text.startswith("|"):
+            break
+        elif inside and not re.fullmatch(r"[|\s:-]+", text):
+            first, applies = (cell.strip() for cell in text.strip("|").split("|", 1))
+            rows.append(AppliesRow(number, tuple(re.findall(r"`([^`]+)`", first)), applies))
+    return rows
+
+
+PROTOCOLS = list(registered())
+
+
+def test_every_protocol_page_is_of_a_registered_protocol() -> None:
+    pages = {page.stem.removeprefix("protocol-") for page in CONTRACT.glob("protocol-*.md")}
+    assert pages - set(PROTOCOLS) == set(), "pages of protocols that are not registered"
+
+
+@pytest.mark.parametrize("name", PROTOCOLS)
+def test_every_protocol_page_says_when_each_check_applies(name: str) -> None:
+    page = protocol_page(name)
+    assert page.is_file(), f"protocol {name!r} is registered: add {rel(page)}"
+    rows = applies_rows(page)
+    assert rows, f"{rel(page)} has no table '{APPLIES_HEADER}'"
+    named = Counter(check_id for row in rows for check_id in row.check_ids)
+    protocol = registered()[name]
+    problems = [f"no row names {check_id!r}" for check_id in CHECKS if check_id not in named]
+    problems += [
+        f"{check_id!r} is named {count} times" for check_id, count in named.items() if count > 1
+    ]
+    problems += [
+        f"{check_id!r} is not a registered check" for check_id in named if check_id not in CHECKS
+    ]
+    for row in rows:
+        for check_id in row.check_ids:
+            requires = CHECKS[check_id].requires if check_id in CHECKS else ()
+            lacking = [need for need in requires if need not in protocol.capabilities]
+            if lacking and not row.applies.startswith("never"):
+                problems.append(
+                    f"line {row.line}: {check_id!r} requires {', '.join(lacking)}, which the "
+                    f"{protocol.title} protocol does not offer: the row must say 'never'"
+                )
+    assert not problems, f"the table '{APPLIES_HEADER}' of {rel(page)}:\n- " + "\n- ".join(problems)
+
+
+def test_the_table_parser_reads_every_row() -> None:
+    rows = applies_rows(protocol_page("axm"))
+    assert rows[0].check_ids == ("protocol-shape", "name-valid", "name-unique", "callable-shape")
+    assert rows[0].applies == "always"
+    assert any(row.applies.startswith("never") for row in rows)
+
+
+def test_the_documented_crash_limit_is_the_engines() -> None:
+    """After this many hung or crashed calls the kit stops calling a tool; the pages say so."""
+    stated = re.compile(r"after (\d+) calls (?:that )?hung", re.IGNORECASE)
+    for page in (INDEX, page_of("calls")):
+        numbers = stated.findall(" ".join(page.read_text(encoding="utf-8").split()))
+        assert numbers, f"{rel(page)} no longer says after how many hung calls the kit stops"
+        assert set(numbers) == {str(_MAX_CRASHES)}, (
+            f"{rel(page)} says the kit stops after {' and '.join(sorted(set(numbers)))} hung "
+            f"calls; the engine stops after {_MAX_CRASHES} (_MAX_CRASHES)"
+        )
+
+
+def test_the_protocol_shape_example_is_what_the_check_says() -> None:
+    subject = protocol_for(zoo_plain.Calculator(), "zoo_plain:Calculator").describe()
+    (finding,) = CHECKS["protocol-shape"].findings(subject, None, Context(settings=None))
+    (section,) = sections_of("protocol-shape")
+    assert f"    - {finding.text}" in section.body.splitlines(), (
+        f"{rel(section.page)}:{section.line}: the example should show: {finding.text}"
+    )

@@ -39,6 +39,7 @@ def test_the_manifest_states_a_verdict_that_agrees_with_the_failing_checks() -> 
             assert entry.get("warns"), entry["ref"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("entry", MANIFEST, ids=[entry["ref"] for entry in MANIFEST])
 def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
@@ -98,6 +99,7 @@ LITERAL_DEFECTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_defects_behind_source_literals_are_found_on_every_seed(seed: int) -> None:
     """At the default 100 examples, whatever the seed (only the check that finds them runs)."""
@@ -110,6 +112,7 @@ def test_defects_behind_source_literals_are_found_on_every_seed(seed: int) -> No
         assert "a literal in the tool's source" in outcome.input_label, outcome
 
 
+@pytest.mark.slow
 def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: Any) -> None:
     """axm resolves a name published in both axm groups to the tribunal entry: no clash."""
     make_distribution(
@@ -143,6 +146,7 @@ def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: An
     )
 
 
+@pytest.mark.slow
 def test_without_its_worker_files_a_tool_that_reads_them_is_inconclusive() -> None:
     """Every note read_note_file may be asked for is missing: each call is a domain error, so the
     result checks judge nothing, and say which errors and what would help."""
@@ -172,6 +176,7 @@ def modules(make_distribution: Any) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("modules")
 @pytest.mark.parametrize("name", ["words", "returned"])
 def test_an_amplifier_module_is_mounted_as_real_modules_expect(name: str) -> None:
@@ -182,6 +187,7 @@ def test_an_amplifier_module_is_mounted_as_real_modules_expect(name: str) -> Non
     assert tool.certified, [(outcome.check_id, outcome.messages) for outcome in tool.failed]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("modules")
 def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
     config = WorkerConfig(
@@ -197,6 +203,7 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
     assert not any((tmp_path / name).exists() for name in SESSION_FILES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("euid", "options", "refused"),
     [(0, {}, True), (0, {"allow_root": True}, False), (1000, {}, False)],
@@ -233,6 +240,7 @@ def test_a_tool_that_declares_writes_is_not_called_as_root(
     assert (first == (REFUSED_AS_ROOT.format(declares=declares),)) is refused
 
 
+@pytest.mark.slow
 def test_a_tool_that_declares_execute_access_is_not_held_to_determinism() -> None:
     """run_probe reports how long its command took: axio promises no determinism, and the tool
     declares that it acts on the world, so the check is skipped, and it is still certified."""

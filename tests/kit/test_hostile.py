@@ -159,6 +159,7 @@ def test_the_table_covers_every_hostile_fixture() -> None:
         assert bool(says) == bool(HOSTILE[ref]["fails"]), ref
 
 
+@pytest.mark.slow
 def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_every_process(
     pytester: pytest.Pytester, marker: str
 ) -> None:
@@ -220,6 +221,7 @@ def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_eve
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", WITH_EFFECTS, ids=[entry["ref"] for entry in WITH_EFFECTS])
 def test_what_a_hostile_call_leaves_behind_is_reported(entry: dict[str, Any], marker: str) -> None:
     observation = invoke_once(entry["ref"])
@@ -229,6 +231,7 @@ def test_what_a_hostile_call_leaves_behind_is_reported(entry: dict[str, Any], ma
     assert none_left(marker) == []
 
 
+@pytest.mark.slow
 def test_a_correct_tool_leaves_nothing_behind() -> None:
     effects = invoke_once("zoo_axm:SlugTool", {"text": "Hello, World"}).side_effects
     # Other processes may edit the project meanwhile: only the tool's own effects count.
@@ -250,6 +253,7 @@ def invoke_once(ref: str, input: Any = None) -> Observation:
     return outcome.value
 
 
+@pytest.mark.slow
 def test_writes_into_the_project_are_reported_with_their_paths(tmp_path: Path) -> None:
     """A throw-away project whose tool writes, rewrites and deletes files next to its source."""
     project = tmp_path / "project"
@@ -292,6 +296,7 @@ def test_writes_into_the_project_are_reported_with_their_paths(tmp_path: Path) -
     assert not workdir.exists()
 
 
+@pytest.mark.slow
 def test_a_pickled_payload_never_runs_in_the_kit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AXM_HOSTILE_PICKLE_RAN", raising=False)
     report = check_tool("zoo_hostile:PicklePayloadTool", examples=5, seed=1)
@@ -304,12 +309,14 @@ def test_a_pickled_payload_never_runs_in_the_kit(monkeypatch: pytest.MonkeyPatch
     assert "AXM_HOSTILE_PICKLE_RAN" not in os.environ
 
 
+@pytest.mark.slow
 def test_processes_left_by_a_tool_are_killed_with_its_worker(marker: str) -> None:
     report = check_tool("zoo_hostile:OrphanTool", examples=5, seed=1, timeout=1.0)
     assert [outcome.check_id for outcome in report.tools[0].failed] == ["leaves-no-trace"]
     assert none_left(marker) == []
 
 
+@pytest.mark.slow
 def test_shrinking_a_hang_calls_no_input_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each call that hangs costs a whole timeout: an input already seen to hang is not retried
     (Hypothesis draws small values again and replays the minimal one at the end)."""

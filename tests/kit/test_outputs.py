@@ -19,7 +19,7 @@ from axm_conformance._checks import CHECKS
 from axm_conformance._observation import canonical_json
 from axm_conformance._settings import derived_seed
 
-pytestmark = pytest.mark.usefixtures("fixtures_on_path")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixtures_on_path")]
 
 CERTIFICATE_SCHEMA = json.loads(SCHEMA_PATH.read_text())
 

@@ -12,7 +12,7 @@ import pytest
 from axm_conformance._checks import CHECKS
 from tests.conftest import FIXTURES
 
-pytestmark = pytest.mark.usefixtures("fixtures_on_path")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixtures_on_path")]
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

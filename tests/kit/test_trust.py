@@ -16,6 +16,8 @@ from axm_conformance import check_tool
 from axm_conformance._observation import canonical_json
 from axm_conformance._settings import derived_seed
 
+pytestmark = pytest.mark.slow
+
 REPLAYED = "(replayed: it failed in an earlier run)"
 
 

@@ -26,6 +26,8 @@ from axm_conformance._worker import (
     fork_server,
 )
 
+pytestmark = pytest.mark.slow
+
 HERE = str(Path(__file__).parent)
 T = "worker_targets"
 DEFAULTS: dict[str, object] = {"timeout": 1.0, "sys_path": (HERE,)}

@@ -13,6 +13,8 @@ from axm_conformance._settings import Settings
 from axm_conformance._workers import WorkersAhead, inspect_tools
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.slow
+
 
 def running(pid: int | None) -> bool:
     if pid is None:

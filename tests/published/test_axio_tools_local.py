@@ -205,6 +205,7 @@ def _output(run: Run) -> str:
     return f"exit status {run.returncode}\n{run.stdout[-6000:]}\n{run.stderr[-3000:]}"
 
 
+@pytest.mark.slow
 def test_every_tool_runs_to_a_verdict_with_no_kit_error(run: Run) -> None:
     """No INTERNALERROR, no usage error; every item passed, failed, or skipped with a reason."""
     assert run.returncode in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), _output(run)
@@ -227,10 +228,12 @@ def test_every_tool_runs_to_a_verdict_with_no_kit_error(run: Run) -> None:
         assert outcomes <= {"passed", "failed", "skipped", "warning", "inconclusive"}, tool["name"]
 
 
+@pytest.mark.slow
 def test_the_tools_ran_as_the_unprivileged_user(run: Run) -> None:
     assert run.certificate["settings"].get("worker_user") == worker_user()
 
 
+@pytest.mark.slow
 def test_nothing_was_written_outside_the_throwaway_directory(run: Run) -> None:
     assert run.written_outside == [], (
         f"the tools, running as {worker_user()!r}, wrote outside {run.throwaway}:\n"
@@ -238,6 +241,7 @@ def test_nothing_was_written_outside_the_throwaway_directory(run: Run) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_outside_write_detector_sees_a_write() -> None:
     """The check above is not vacuous: a file the user leaves in /var/tmp is found."""
     user = worker_user()
@@ -289,6 +293,7 @@ VERDICTS: dict[str, tuple[str, set[str], set[str]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool", sorted(REAL_DEFECTS))
 def test_verdict(run: Run, tool: str) -> None:
     """Each tool fails exactly the checks its real defects explain, and gets the listed verdict."""
@@ -310,6 +315,7 @@ def test_verdict(run: Run, tool: str) -> None:
     ), [check for check in checks if check["outcome"] in ("warning", "inconclusive")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tool", "access"), sorted(WORLDLY.items()))
 def test_determinism_is_not_judged_for_tools_that_write_or_execute(
     run: Run, tool: str, access: str
@@ -321,6 +327,7 @@ def test_determinism_is_not_judged_for_tools_that_write_or_execute(
     assert check["reason"].startswith(f"the tool declares {access} access"), check
 
 
+@pytest.mark.slow
 def test_the_declared_effects_are_read() -> None:
     """What refuses the file writers and command runners as root without a worker user."""
     report = check_tool("entry-point:axio.tools", checks=("name-valid",))
@@ -341,6 +348,7 @@ def test_every_published_tool_has_a_verdict_here() -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_reproduction_command_keeps_the_user_switch(run: Run) -> None:
     """A finding made as the unprivileged user is reproduced as that user, with the same files.
 

@@ -56,6 +56,7 @@ def published(entry_points: Callable[[dict[str, dict[str, str]]], Path]) -> None
     entry_points(ENTRY_POINTS)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("published")
 @pytest.mark.parametrize(
     "ref",
@@ -87,6 +88,7 @@ def test_certified(ref: Any) -> None:
     assert all(not failed for failed in found.values()), found
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("published")
 def test_the_published_entry_points_are_all_certified() -> None:
     """axm.tools holds axm-config's real tools next to the fixture: each is certified."""
@@ -97,6 +99,7 @@ def test_the_published_entry_points_are_all_certified() -> None:
 NULL_REACHES_THE_HANDLER = "TypeError: '>' not supported between instances of 'int' and 'NoneType'"
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("published_fixtures")
 @pytest.mark.parametrize("name", ["word_count", "word_count_guarded"])
 def test_published_axio_lets_null_reach_the_handler(name: str) -> None:
@@ -112,6 +115,7 @@ def test_published_axio_lets_null_reach_the_handler(name: str) -> None:
     assert NULL_REACHES_THE_HANDLER in found["invalid-input-handled"][0]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("published_fixtures")
 def test_the_published_axio_semaphore_is_bound_to_one_event_loop() -> None:
     """A real defect of published axio, reported as a verdict, not a crash of the run.

@@ -68,6 +68,7 @@ def test_the_plugins_are_registered_under_the_documented_names() -> None:
         assert f"-p no:{name}" in page, f"document -p no:{name} on {PAGE.name}"
 
 
+@pytest.mark.slow
 def test_without_pytest_asyncio_only_disabling_amplifier_module_lets_the_kit_run(
     tmp_path: Path, published_fixtures: Path
 ) -> None:
@@ -93,6 +94,7 @@ def test_without_pytest_asyncio_only_disabling_amplifier_module_lets_the_kit_run
     assert "amp_word_count (amplifier): certified" in fixed.stdout
 
 
+@pytest.mark.slow
 def test_axm_config_changes_the_environment_until_disabled(tmp_path: Path) -> None:
     (tmp_path / "test_env.py").write_text(
         "import os\n\n"
@@ -114,6 +116,7 @@ def test_axm_config_changes_the_environment_until_disabled(tmp_path: Path) -> No
     assert "SANDBOX=<unset>" in off.stdout, off.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flags", [(), ("-p", "no:axm_config")], ids=["axm_config on", "off"])
 def test_the_kit_runs_with_axm_config_on_or_off(
     tmp_path: Path, published_fixtures: Path, flags: tuple[str, ...]
@@ -126,6 +129,7 @@ def test_the_kit_runs_with_axm_config_on_or_off(
     assert "axm_word_count (axm): certified" in result.stdout
 
 
+@pytest.mark.slow
 def test_the_axio_semaphore_quirk_is_a_verdict_not_a_broken_run(
     tmp_path: Path, published_fixtures: Path
 ) -> None:

@@ -12,6 +12,8 @@ pytest.importorskip("amplifier_core")
 
 from tests.published import side_by_side
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def rows() -> list[side_by_side.Row]:

@@ -1,0 +1,998 @@
+"""Every registered check, called directly on hand-built descriptions and calls.
+
+The table holds, for each check id, cases where it finds nothing and cases where it finds a
+violation, each with the severity and a distinctive part of the sentence expected. A check
+registered without both kinds of case fails ``test_every_check_has_unit_cases``. Each case is
+one the engine could give the check: a subject it applies to, and for a per-call check a call of
+a status it considers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import pytest
+
+from axm_conformance._checks import CHECKS, Context
+from axm_conformance._observation import Call, ExceptionInfo, Observation, ResultModel, SubjectInfo
+from axm_conformance._outcomes import Finding, Severity, failure, not_run, note, warning
+from axm_conformance._settings import Settings
+from axm_conformance.protocols import CAPABILITIES
+from tests.unit.factories import (
+    AXIO_POLICY,
+    STR_RESULT,
+    TOOL_USE_POLICY,
+    call,
+    callable_info,
+    exception,
+    guard_trace,
+    limit_trace,
+    parameter,
+    raised,
+    result,
+    returned,
+    subject,
+    value,
+)
+
+VIOLATIONS = frozenset({Severity.FAILURE, Severity.WARNING})
+
+
+@dataclass(frozen=True)
+class Case:
+    """What ``check_id`` finds on ``subject`` (and ``call``): exactly ``finds``, in order, each
+    matched by severity and by its text containing the expected text."""
+
+    check_id: str
+    name: str
+    finds: tuple[Finding, ...]
+    subject: SubjectInfo = field(default_factory=subject)
+    call: Call | None = None
+    others: tuple[SubjectInfo, ...] = ()  # the other tools under test in the same run
+
+    @property
+    def violates(self) -> bool:
+        return any(finding.severity in VIOLATIONS for finding in self.finds)
+
+
+def case(check_id: str, name: str, *finds: Finding, **facts: object) -> Case:
+    return Case(check_id, name, finds, **facts)  # type: ignore[arg-type]
+
+
+# Subjects of other shapes than the default keyword-called AXM-like tool.
+UNKNOWN = subject(
+    protocol="unknown",
+    protocol_title="unknown",
+    variant="Calculator",
+    call_style="none",
+    callable=callable_info(present=False, is_callable=False, parameters=(), has_signature=False),
+    missing=("a `name`", "a member an input reaches: `handler` or `execute`"),
+)
+ASYNC_HANDLER = callable_info(
+    name="handler",
+    is_async=True,
+    expects_async=True,
+    parameters=(parameter("path", "POSITIONAL_OR_KEYWORD"),),
+)
+PATH_SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}},
+    "required": ["path"],
+    "additionalProperties": False,
+}
+AXIO = subject(
+    protocol="axio",
+    protocol_title="axio",
+    callable=ASYNC_HANDLER,
+    input_schema=PATH_SCHEMA,
+    result=STR_RESULT,
+    policy=AXIO_POLICY,
+)
+GUARDED = dataclasses.replace(AXIO, guards=2)
+LIMITED = dataclasses.replace(AXIO, concurrency=2)
+# A ToolResult whose error may be a str or amplifier-core's {"message": ...}.
+AMPLIFIER = subject(
+    protocol="amplifier",
+    protocol_title="Amplifier",
+    result=ResultModel("tool-result", {"success": ("bool",), "error": ("str", "dict", "NoneType")}),
+)
+TOOL_USE = subject(protocol="tool_use", protocol_title="tool_use", policy=TOOL_USE_POLICY)
+ABSORBING = subject(
+    policy=dataclasses.replace(
+        subject().policy,
+        exception_absorber="the runtime turns it into a failed result",
+        invalid_absorber="the runtime validates arguments first",
+    )
+)
+COUNT_SCHEMA = {
+    "type": "object",
+    "properties": {"count": {"type": "integer"}},
+    "required": ["count"],
+}
+TYPED_OUTPUT = subject(output_schema=COUNT_SCHEMA)
+
+
+def schema(**changes: object) -> dict[str, object]:
+    """The default subject's input schema with ``changes``."""
+    base = subject().input_schema
+    assert isinstance(base, dict)
+    return {**base, **changes}
+
+
+def ok(**fields: object) -> Observation:
+    """A call that returned a ToolResult with these fields over a plain success."""
+    return returned(result("ToolResult", **{"success": True, "data": {}, "error": None, **fields}))
+
+
+def invalid(observation: Observation) -> Call:
+    return call(observation, input={"text": None}, invalid=True, label="type: null for a string")
+
+
+def probe(trace: object) -> Call:
+    return call(ok(), trace=trace)
+
+
+def through_guards(allowed: object, received: object) -> Call:
+    """Both guards ran and let ``allowed`` through, then the handler ran with ``received``."""
+    trace = guard_trace(
+        "guard 0",
+        "guard 1",
+        "handler",
+        guard_outputs=(allowed, allowed),
+        handler_inputs=(received,),
+    )
+    return probe(trace)
+
+
+GUARD_DENIED = exception("GuardError", "raise", bases=("ToolError", "Exception"))
+
+
+def wrapped(cause: ExceptionInfo | None) -> ExceptionInfo:
+    """axio's HandlerError, wrapping what the handler raised."""
+    return exception("HandlerError", bases=("ToolError", "Exception"), cause=cause)
+
+
+def crashed(detail: str) -> Observation:
+    """A call that hung or took the worker down."""
+    return Observation(status="crashed", crash_detail=detail)
+
+
+CASES = [
+    # structure
+    case("protocol-shape", "a recognised tool"),
+    case(
+        "protocol-shape",
+        "an object of no protocol",
+        failure("a Calculator object matches no tool protocol: it lacks a `name` and a member"),
+        subject=UNKNOWN,
+    ),
+    case("name-valid", "a plain identifier"),
+    case(
+        "name-valid",
+        "a space",
+        failure("the name 'file size' does not match"),
+        subject=subject(name="file size"),
+    ),
+    case(
+        "name-valid",
+        "not a str",
+        failure("the name is int, not a str"),
+        subject=subject(name=7, name_type="int"),
+    ),
+    case("name-unique", "alone", others=(subject(ref="tools:Other", name="other"),)),
+    case(
+        "name-unique",
+        "a namesake",
+        failure("the name 'word_count' is also the name of tools:Other"),
+        others=(subject(ref="tools:Other"),),
+    ),
+    case(
+        "name-unique",
+        "shadowed by the tribunal entry point",
+        note("shadowed by entry-point:axm.tribunal.tools:wc, to which axm resolves the name"),
+        subject=subject(ref="entry-point:axm.tools:wc"),
+        others=(subject(ref="entry-point:axm.tribunal.tools:wc"),),
+    ),
+    case("description-present", "a sentence"),
+    case(
+        "description-present",
+        "blank",
+        failure("the description is empty"),
+        subject=subject(description="  \n"),
+    ),
+    case(
+        "description-present",
+        "None",
+        failure("the description is NoneType, not a str"),
+        subject=subject(description=None, description_type="NoneType"),
+    ),
+    case("callable-shape", "sync execute, called synchronously"),
+    case("callable-shape", "async handler, awaited", subject=AXIO),
+    case(
+        "callable-shape",
+        "absent",
+        failure("there is no execute"),
+        subject=subject(callable=callable_info(present=False, is_callable=False)),
+    ),
+    case(
+        "callable-shape",
+        "not callable",
+        failure("execute is not callable"),
+        subject=subject(callable=callable_info(is_callable=False)),
+    ),
+    case(
+        "callable-shape",
+        "async where awaited is not",
+        failure("execute is async def, but the axm protocol calls it synchronously"),
+        subject=subject(callable=callable_info(is_async=True)),
+    ),
+    case(
+        "callable-shape",
+        "sync where awaited",
+        failure("handler is not async def, but the axio protocol awaits it"),
+        subject=dataclasses.replace(
+            AXIO, callable=dataclasses.replace(ASYNC_HANDLER, is_async=False)
+        ),
+    ),
+    case(
+        "callable-shape",
+        "positional-only parameter",
+        failure("parameter 'text' of execute is positional-only"),
+        subject=subject(callable=callable_info(parameters=(parameter("text", "POSITIONAL_ONLY"),))),
+    ),
+    case(
+        "axm-metadata-types",
+        "documented types",
+        subject=subject(
+            metadata={
+                "expose_directly": ("bool", True),
+                "domain": ("NoneType", None),
+                "tags": ("frozenset", ["git", "history"]),
+            }
+        ),
+    ),
+    case(
+        "axm-metadata-types",
+        "tags as one str",
+        failure("tags is str 'git,history', expected a set, frozenset, list or tuple of str"),
+        subject=subject(metadata={"tags": ("str", "git,history")}),
+    ),
+    case(
+        "axm-metadata-types",
+        "a tag that is not a str",
+        failure("tags is list [1], expected"),
+        subject=subject(metadata={"tags": ("list", [1])}),
+    ),
+    # schema
+    case("input-schema-valid", "an object schema"),
+    case(
+        "input-schema-valid",
+        "none declared",
+        failure("declares no input_schema"),
+        subject=subject(input_schema=None, schema_error="declares no input_schema"),
+    ),
+    case(
+        "input-schema-valid",
+        "an unknown type",
+        failure("not a valid JSON Schema: 'str' is not valid under any of the given schemas"),
+        subject=subject(input_schema=schema(properties={"text": {"type": "str"}})),
+    ),
+    case(
+        "input-schema-valid",
+        "an array at the root",
+        failure("the root \"type\" is 'array': a tool's input is a JSON object"),
+        subject=subject(input_schema={"type": "array"}),
+    ),
+    case("input-schema-satisfiable", "nothing contradicts"),
+    case(
+        "input-schema-satisfiable",
+        "inverted bounds",
+        failure("#/properties/n: minimum 100 is above maximum 10"),
+        subject=subject(
+            input_schema={"type": "object", "properties": {"n": {"minimum": 100, "maximum": 10}}}
+        ),
+    ),
+    case(
+        "input-schema-satisfiable",
+        "an empty enum",
+        failure("#/properties/text: enum is empty, so no value is allowed"),
+        subject=subject(input_schema=schema(properties={"text": {"enum": []}})),
+    ),
+    case(
+        "input-schema-satisfiable",
+        "a required property the schema closes out",
+        failure("#: 'limit' is required but additionalProperties is false"),
+        subject=subject(input_schema=schema(required=["text", "limit"])),
+    ),
+    case("input-schema-matches-signature", "property for parameter"),
+    case(
+        "input-schema-matches-signature",
+        "open schema, runtime drops unknown keys",
+        subject=subject(
+            input_schema=schema(additionalProperties=True),
+            policy=dataclasses.replace(AXIO_POLICY, strips_unknown_keys=True),
+        ),
+    ),
+    case(
+        "input-schema-matches-signature",
+        "a property no parameter takes",
+        failure("the schema has property 'query', but execute has no such keyword parameter"),
+        subject=subject(
+            input_schema=schema(properties={"text": {}, "query": {}}),
+        ),
+    ),
+    case(
+        "input-schema-matches-signature",
+        "an open schema, no **kwargs",
+        failure("(additionalProperties is not false), but execute takes no **kwargs"),
+        subject=subject(input_schema=schema(additionalProperties=True)),
+    ),
+    case(
+        "input-schema-matches-signature",
+        "a required parameter left optional",
+        failure("parameter 'text' has no default, but the schema does not require it"),
+        subject=subject(input_schema=schema(required=[])),
+    ),
+    case(
+        "input-schema-matches-signature",
+        "a positional-only parameter",
+        failure("the schema has property 'text', but that parameter of execute is positional-only"),
+        subject=subject(callable=callable_info(parameters=(parameter("text", "POSITIONAL_ONLY"),))),
+    ),
+    case("output-schema-valid", "an object schema", subject=TYPED_OUTPUT),
+    case(
+        "output-schema-valid",
+        "an unknown type",
+        failure("not a valid JSON Schema: 'dict' is not valid under any of the given schemas"),
+        subject=subject(output_schema={"type": "dict"}),
+    ),
+    # calls
+    case("call-completes", "returned", call=call(ok())),
+    case("call-completes", "raised", call=call(raised(exception("ValueError", "raise")))),
+    case(
+        "call-completes",
+        "hung",
+        failure("the call did not return within 1 s"),
+        call=call(crashed("the call did not return within 1 s")),
+    ),
+    case("no-unexpected-exception", "returned", call=call(ok())),
+    case(
+        "no-unexpected-exception",
+        "axio: HandlerError caused by a deliberate raise",
+        subject=AXIO,
+        call=call(raised(wrapped(exception("ValueError", "raise")))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "tool_use: a domain error",
+        subject=TOOL_USE,
+        call=call(raised(exception("LookupError", "raise"))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "a crash",
+        failure(
+            "raised KeyError: it went wrong, a crash in tools.execute, neither a refusal of the "
+            "operating system interface nor raised on purpose by the tool's own code: the tool "
+            "cannot serve an input its schema allows"
+        ),
+        call=call(raised(exception("KeyError"))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "a BaseException",
+        failure("raised SystemExit: it went wrong, a BaseException that would take down the agent"),
+        subject=TOOL_USE,
+        call=call(raised(exception("SystemExit", "raise", bases=()))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "a deliberate raise where a failed result is wanted",
+        failure("the AXM protocol wants every error, domain errors included, reported as a failed"),
+        call=call(raised(exception("ValueError", "raise"))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "a refusal of the OS the runtime absorbs",
+        warning(
+            "raised OSError: it went wrong (a refusal of the operating system interface in "
+            "tools.execute); the runtime turns it into a failed result"
+        ),
+        subject=ABSORBING,
+        call=call(raised(exception("OSError", "os"))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "axio: an exception it does not allow",
+        failure("raised ValueError: it went wrong; only GuardError and HandlerError may escape"),
+        subject=AXIO,
+        call=call(raised(exception("ValueError", "raise"))),
+    ),
+    case(
+        "no-unexpected-exception",
+        "axio: HandlerError caused by a crash",
+        failure("raised HandlerError caused by ZeroDivisionError: it went wrong, a crash in"),
+        subject=AXIO,
+        call=call(raised(wrapped(exception("ZeroDivisionError")))),
+    ),
+    # results
+    case("result-type", "a ToolResult", call=call(ok())),
+    case("result-type", "axio: a str", subject=AXIO, call=call(returned(value("3 words")))),
+    case(
+        "result-type",
+        "a dict",
+        failure("returned a dict, not a ToolResult"),
+        call=call(returned(value({"success": True}))),
+    ),
+    case(
+        "result-type",
+        "a coroutine",
+        failure("returned a coroutine (execute is async def), not a ToolResult"),
+        call=call(returned(result("coroutine"))),
+    ),
+    case(
+        "result-type",
+        "an object without success",
+        failure("returned a Answer, not a ToolResult: it has no success attribute"),
+        call=call(returned(result("Answer", data={}))),
+    ),
+    case(
+        "result-type",
+        "axio: a number",
+        failure("returned int, not a str or a list of content blocks"),
+        subject=AXIO,
+        call=call(returned(value(3))),
+    ),
+    case("result-consistent", "a success", call=call(ok())),
+    case("result-consistent", "a failure that says why", call=call(ok(success=False, error="no"))),
+    case(
+        "result-consistent",
+        "a failure without an error",
+        failure("success is false but error is None: a failure must say what went wrong"),
+        call=call(ok(success=False)),
+    ),
+    case(
+        "result-consistent",
+        "a success with an error",
+        failure("success is true but error is set: 'partial'"),
+        call=call(ok(error="partial")),
+    ),
+    case(
+        "result-consistent",
+        "success as a str",
+        failure("success is str 'yes', not a bool"),
+        call=call(ok(success="yes")),
+    ),
+    case(
+        "result-consistent",
+        "data as a list",
+        failure("data is list, expected a dict"),
+        call=call(ok(data=[1])),
+    ),
+    case(
+        "result-consistent",
+        "Amplifier: an error dict with a message",
+        subject=AMPLIFIER,
+        call=call(returned(result(success=False, output=None, error={"message": "no"}))),
+    ),
+    case(
+        "result-consistent",
+        "Amplifier: an error dict without a message",
+        failure("success is false but error is {'code': 3}: a failure must say what went wrong"),
+        failure("error is a dict without a 'message' string: {'code': 3}"),
+        subject=AMPLIFIER,
+        call=call(returned(result(success=False, output=None, error={"code": 3}))),
+    ),
+    case("result-json", "strict JSON", call=call(ok(data={"n": 1.5}))),
+    case(
+        "result-json",
+        "NaN",
+        failure("$.data.n: nan is not a JSON number"),
+        call=call(ok(data={"n": float("nan")})),
+    ),
+    case(
+        "result-json",
+        "many problems, three shown",
+        failure("$.data.a: nan is not a JSON number"),
+        failure("$.data.b: nan is not a JSON number"),
+        failure("$.data.c: nan is not a JSON number"),
+        failure("... and 2 more values that are not strict JSON"),
+        call=call(ok(data={key: float("nan") for key in "abcde"})),
+    ),
+    case(
+        "output-schema", "within the schema", subject=TYPED_OUTPUT, call=call(ok(data={"count": 2}))
+    ),
+    case(
+        "output-schema",
+        "a failed result carries no output",
+        subject=TYPED_OUTPUT,
+        call=call(ok(success=False, error="no", data={})),
+    ),
+    case(
+        "output-schema",
+        "a wrong type",
+        failure("data.count: 'two' is not of type 'integer'"),
+        subject=TYPED_OUTPUT,
+        call=call(ok(data={"count": "two"})),
+    ),
+    case(
+        "output-schema",
+        "no structured field",
+        failure("the result has no data, which the output schema describes"),
+        subject=TYPED_OUTPUT,
+        call=call(returned(result(success=True))),
+    ),
+    case("result-size", "small", call=call(ok())),
+    case(
+        "result-size",
+        "over the limit",
+        failure("the serialised result is 2,000,000 bytes, over the 1,048,576-byte limit"),
+        call=call(returned(dataclasses.replace(result(success=True), size=2_000_000))),
+    ),
+    case(
+        "result-size",
+        "truncated, its size a lower bound",
+        failure("the serialised result is at least 5,000,000 bytes"),
+        call=call(
+            returned(dataclasses.replace(result(success=True), size=5_000_000, truncated=True))
+        ),
+    ),
+    # behaviour
+    case("deterministic", "the same result twice", call=call(ok(), repeat=ok())),
+    case(
+        "deterministic",
+        "the same exception twice",
+        call=call(
+            raised(exception("ValueError", "raise")),
+            repeat=raised(exception("ValueError", "raise", message="another message")),
+        ),
+    ),
+    case(
+        "deterministic",
+        "the repeat crashed: call-completes judges that",
+        call=call(ok(), repeat=crashed("killed")),
+    ),
+    case(
+        "deterministic",
+        "two results",
+        failure("the same input gave different outcomes: first returned {'success': True, 'data'"),
+        call=call(ok(data={"roll": 3}), repeat=ok(data={"roll": 5})),
+    ),
+    case(
+        "deterministic",
+        "a result, then an exception",
+        failure("then raised ValueError: it went wrong"),
+        call=call(ok(), repeat=raised(exception("ValueError", "raise"))),
+    ),
+    case("input-not-mutated", "left alone", call=call(ok())),
+    case(
+        "input-not-mutated",
+        "sorted in place",
+        failure("the call changed its input: $.values[0] changed from 3 to 1"),
+        call=call(dataclasses.replace(ok(), mutation="$.values[0] changed from 3 to 1")),
+    ),
+    case("leaves-no-trace", "nothing left", call=call(ok())),
+    case(
+        "leaves-no-trace",
+        "processes",
+        failure("left 3 processes running"),
+        call=call(dataclasses.replace(ok(), side_effects=("left 3 processes running",))),
+    ),
+    case(
+        "leaves-no-trace",
+        "a thread and a file",
+        warning("left 1 thread running"),
+        warning("wrote outside its working directory, in the project: created notes.txt"),
+        call=call(
+            raised(
+                exception("ValueError", "raise"),
+                side_effects=(
+                    "left 1 thread running",
+                    "wrote outside its working directory, in the project: created notes.txt",
+                ),
+            )
+        ),
+    ),
+    # invalid
+    case(
+        "invalid-input-handled",
+        "a failed result",
+        call=invalid(ok(success=False, error="'text' must be a string")),
+    ),
+    case(
+        "invalid-input-handled",
+        "success",
+        warning("accepted an invalid input and reported success"),
+        call=invalid(ok()),
+    ),
+    case(
+        "invalid-input-handled",
+        "a dict",
+        failure("answered an invalid input with a dict, not a ToolResult"),
+        call=invalid(returned(value({"error": "bad"}))),
+    ),
+    case(
+        "invalid-input-handled",
+        "a crash",
+        failure("the worker was killed by SIGSEGV"),
+        call=invalid(crashed("the worker was killed by SIGSEGV")),
+    ),
+    case(
+        "invalid-input-handled",
+        "a BaseException",
+        failure("raised SystemExit: it went wrong, a BaseException, on an invalid input"),
+        call=invalid(raised(exception("SystemExit", bases=()))),
+    ),
+    case(
+        "invalid-input-handled",
+        "a raise where a failed result is wanted",
+        failure("raised TypeError: it went wrong on an invalid input; the AXM protocol wants a"),
+        call=invalid(raised(exception("TypeError", "raise"))),
+    ),
+    case(
+        "invalid-input-handled",
+        "a crash the runtime keeps from the tool",
+        warning(
+            "raised KeyError: it went wrong on an invalid input; the AXM protocol wants a "
+            "failed result; the runtime validates arguments first"
+        ),
+        subject=ABSORBING,
+        call=invalid(raised(exception("KeyError"))),
+    ),
+    case(
+        "invalid-input-handled",
+        "a deliberate raise the runtime absorbs",
+        warning(
+            "raised ValueError: it went wrong on an invalid input (raised on purpose by the "
+            "tool's own code in tools.execute); the runtime turns it into a failed result; the "
+            "runtime validates arguments first"
+        ),
+        subject=ABSORBING,
+        call=invalid(raised(exception("ValueError", "raise"))),
+    ),
+    case(
+        "invalid-input-handled",
+        "axio: HandlerError caused by a refusal",
+        subject=AXIO,
+        call=invalid(raised(wrapped(exception("ValueError", "raise")))),
+    ),
+    case(
+        "invalid-input-handled",
+        "axio: the runtime's own TypeError, before the handler ran",
+        subject=AXIO,
+        call=invalid(raised(wrapped(exception("TypeError")), handler_called=False)),
+    ),
+    case(
+        "invalid-input-handled",
+        "axio: returned",
+        warning("accepted an invalid input and returned normally"),
+        subject=AXIO,
+        call=invalid(returned(value("done"))),
+    ),
+    case(
+        "invalid-input-handled",
+        "axio: an exception it does not allow",
+        failure("raised KeyError: it went wrong on an invalid input; only GuardError and"),
+        subject=AXIO,
+        call=invalid(raised(exception("KeyError"))),
+    ),
+    case(
+        "invalid-input-handled",
+        "axio: the handler crashed",
+        failure("the handler crashed on an invalid input: AttributeError: it went wrong"),
+        subject=AXIO,
+        call=invalid(raised(wrapped(exception("AttributeError")), handler_called=True)),
+    ),
+    case(
+        "invalid-input-handled",
+        "tool_use: refused by the registry",
+        subject=TOOL_USE,
+        call=invalid(
+            returned(
+                value({"status": "failure", "errors": ["/text: None is not of type 'string'"]}),
+                handler_called=False,
+            )
+        ),
+    ),
+    case(
+        "invalid-input-handled",
+        "tool_use: the handler ran, the registry reported success",
+        failure("the handler ran although the input breaks the schema"),
+        failure("the registry answered 'success', not a failure with errors"),
+        subject=TOOL_USE,
+        call=invalid(returned(value({"status": "success", "errors": []}), handler_called=True)),
+    ),
+    case(
+        "invalid-input-handled",
+        "tool_use: the registry raised",
+        failure("the registry raised RuntimeError: it went wrong instead of reporting a failure"),
+        subject=TOOL_USE,
+        call=invalid(raised(exception("RuntimeError"), handler_called=False)),
+    ),
+    # guards
+    case(
+        "guards-enforced",
+        "both guards, then the handler",
+        subject=GUARDED,
+        call=through_guards(allowed={"path": "a"}, received={"path": "a"}),
+    ),
+    case(
+        "guards-enforced",
+        "keys the handler does not take are dropped after the guards",
+        subject=GUARDED,
+        call=through_guards(allowed={"path": "a", "mode": "r"}, received={"path": "a"}),
+    ),
+    case(
+        "guards-enforced",
+        "a denial ends in GuardError",
+        subject=GUARDED,
+        call=probe(
+            guard_trace(
+                "guard 0", "guard 1 raised GuardError", exception=GUARD_DENIED, returned=None
+            )
+        ),
+    ),
+    case(
+        "guards-enforced",
+        "refused before the guards",
+        subject=GUARDED,
+        call=probe(guard_trace(exception=wrapped(None))),
+    ),
+    case(
+        "guards-enforced",
+        "the handler before the last guard",
+        failure("the handler ran before the last guard had decided"),
+        subject=GUARDED,
+        call=probe(guard_trace("guard 0", "handler", "guard 1")),
+    ),
+    case(
+        "guards-enforced",
+        "a guard never consulted",
+        failure("the handler ran but guard 1 was never consulted"),
+        subject=GUARDED,
+        call=probe(guard_trace("guard 0", "handler")),
+    ),
+    case(
+        "guards-enforced",
+        "a denial ignored",
+        failure("the handler ran although guard 0 raised GuardError"),
+        failure("guard 0 raised GuardError, but the call returned an ordinary result: 'ok'"),
+        subject=GUARDED,
+        call=probe(guard_trace("guard 0 raised GuardError", "handler")),
+    ),
+    case(
+        "guards-enforced",
+        "a denial turned into another exception",
+        failure("guard 1 raised GuardError, and the call raised ValueError: it went wrong, not"),
+        subject=GUARDED,
+        call=probe(
+            guard_trace(
+                "guard 0",
+                "guard 1 raised GuardError",
+                exception=exception("ValueError", "raise"),
+                returned=None,
+            )
+        ),
+    ),
+    case(
+        "guards-enforced",
+        "the handler got something else than the guards allowed",
+        failure("the handler received {'path': '/etc'}, not what the last guard returned"),
+        subject=GUARDED,
+        call=through_guards(allowed={"path": "a"}, received={"path": "/etc"}),
+    ),
+    case(
+        "guards-enforced",
+        "a probe that could not be set up",
+        not_run("not run: the tool is not a dataclass"),
+        subject=GUARDED,
+        call=probe(guard_trace(problem="the tool is not a dataclass")),
+    ),
+    case(
+        "guards-fail-closed",
+        "denied",
+        subject=GUARDED,
+        call=probe(
+            guard_trace("injected guard raised RuntimeError", exception=GUARD_DENIED, returned=None)
+        ),
+    ),
+    case(
+        "guards-fail-closed",
+        "the handler ran anyway",
+        failure("the handler ran although a guard in front of it crashed (RuntimeError)"),
+        subject=GUARDED,
+        call=probe(
+            guard_trace(
+                "injected guard raised RuntimeError",
+                "handler",
+                exception=GUARD_DENIED,
+                returned=None,
+            )
+        ),
+    ),
+    case(
+        "guards-fail-closed",
+        "the crash escaped",
+        failure("crashed (RuntimeError), and the call raised RuntimeError: it went wrong, not"),
+        subject=GUARDED,
+        call=probe(
+            guard_trace(
+                "injected guard raised RuntimeError",
+                exception=exception("RuntimeError"),
+                returned=None,
+            )
+        ),
+    ),
+    # concurrency
+    case(
+        "concurrency-limit",
+        "held",
+        note("peak of 2 handlers in flight under 10 concurrent calls"),
+        subject=LIMITED,
+        call=probe(limit_trace()),
+    ),
+    case(
+        "concurrency-limit",
+        "exceeded",
+        failure("5 handlers ran at once under 10 concurrent calls; the limit is 2"),
+        note("peak of 5 handlers in flight"),
+        subject=LIMITED,
+        call=probe(limit_trace(peak=5)),
+    ),
+    case(
+        "concurrency-limit",
+        "a permit leaked",
+        failure("after 3 calls ending in cancellation, a valid call could not get a permit"),
+        note("peak of 2 handlers"),
+        subject=LIMITED,
+        call=probe(limit_trace(leaks=("cancellation",))),
+    ),
+    case(
+        "concurrency-limit",
+        "bound to one event loop",
+        failure("RuntimeError: bound to a different event loop"),
+        note("peak of 2 handlers"),
+        subject=LIMITED,
+        call=probe(limit_trace(second_loop="RuntimeError: bound to a different event loop")),
+    ),
+    case(
+        "concurrency-limit",
+        "a probe that could not be set up",
+        not_run("not run: the tool has no semaphore"),
+        subject=LIMITED,
+        call=probe(limit_trace(problem="the tool has no semaphore")),
+    ),
+]
+
+
+def judge(item: Case) -> tuple[Finding, ...]:
+    others = (item.subject, *item.others)
+    context = Context(settings=Settings(), subjects=others)
+    return CHECKS[item.check_id].findings(item.subject, item.call, context)
+
+
+@pytest.mark.parametrize("item", CASES, ids=[f"{item.check_id}: {item.name}" for item in CASES])
+def test_a_check_finds_what_its_case_expects(item: Case) -> None:
+    check = CHECKS[item.check_id]
+    # The case is one the engine could give the check.
+    assert check.skip_reason(item.subject) is None, check.skip_reason(item.subject)
+    if check.per_call:
+        assert item.call is not None and item.call.observation.status in check.considers
+    else:
+        assert item.call is None
+    found = judge(item)
+    assert [finding.severity for finding in found] == [f.severity for f in item.finds], found
+    for finding, expected in zip(found, item.finds, strict=True):
+        assert expected.text in finding.text
+
+
+def test_every_check_has_unit_cases() -> None:
+    """A check registered without a case where it passes and one where it finds a violation
+    fails here: add them to CASES."""
+    passes = {item.check_id for item in CASES if not item.violates}
+    violates = {item.check_id for item in CASES if item.violates}
+    missing = [
+        f"{check_id}: "
+        + " and ".join(
+            kind
+            for kind, covered in (("a passing case", passes), ("a violating case", violates))
+            if check_id not in covered
+        )
+        for check_id in CHECKS
+        if check_id not in passes or check_id not in violates
+    ]
+    assert not missing, "checks without unit cases in tests/unit/test_checks.py:\n" + "\n".join(
+        missing
+    )
+    unknown = {item.check_id for item in CASES} - set(CHECKS)
+    assert not unknown, f"cases for checks that are not registered: {sorted(unknown)}"
+
+
+# Why a check is not run: a capability the protocol lacks (a note), or what it needs failed first.
+BROKEN_SCHEMA = subject(
+    input_schema={"type": "object", "properties": {"text": {"type": "str"}}},
+    output_schema=COUNT_SCHEMA,
+    guards=1,
+    concurrency=2,
+)
+PER_CALL = [check_id for check_id, check in CHECKS.items() if check.per_call]
+REQUIRED = [(check_id, need) for check_id, check in CHECKS.items() for need in check.requires]
+
+
+@pytest.mark.parametrize(("check_id", "capability"), REQUIRED)
+def test_a_check_is_skipped_where_the_protocol_lacks_a_capability_it_requires(
+    check_id: str, capability: str
+) -> None:
+    lacking = subject(
+        protocol_title="Plain",
+        capabilities=frozenset(CAPABILITIES) - {capability},
+        guards=1,
+        concurrency=2,
+        output_schema=COUNT_SCHEMA,
+        metadata={"tags": ("list", ["a"])},
+    )
+    reason = CHECKS[check_id].skip_reason(lacking)
+    assert reason == note(
+        f"the Plain protocol does not offer {CAPABILITIES[capability]} ({capability})"
+    )
+
+
+@pytest.mark.parametrize("check_id", PER_CALL)
+def test_no_call_is_judged_when_the_input_schema_is_invalid(check_id: str) -> None:
+    """No input can be generated: the check could not run, which is never a pass."""
+    reason = CHECKS[check_id].skip_reason(BROKEN_SCHEMA)
+    assert reason == not_run("not run: the input schema is not valid (see input-schema-valid)")
+
+
+def test_no_call_is_judged_when_no_input_satisfies_the_schema() -> None:
+    contradictory = subject(input_schema=schema(properties={"text": {"enum": []}}))
+    reason = CHECKS["call-completes"].skip_reason(contradictory)
+    assert reason == not_run(
+        "not run: no input satisfies the input schema (see input-schema-satisfiable)"
+    )
+
+
+def test_a_missing_capability_is_reported_before_a_failed_prerequisite() -> None:
+    """The check would never apply to the protocol: a note, not a check that could not run."""
+    lacking = dataclasses.replace(BROKEN_SCHEMA, capabilities=frozenset({"python-exceptions"}))
+    reason = CHECKS["input-not-mutated"].skip_reason(lacking)
+    assert reason is not None and reason.severity is Severity.NOTE
+
+
+@pytest.mark.parametrize(
+    ("check_id", "facts", "reason"),
+    [
+        ("name-valid", {"protocol": "unknown"}, "the object matches no tool protocol"),
+        ("input-schema-valid", {"call_style": "none"}, "the object matches no tool protocol"),
+        ("call-completes", {"call_style": "none"}, "the object matches no tool protocol"),
+        ("axm-metadata-types", {}, "the tool declares no discovery metadata"),
+        ("output-schema-valid", {}, "the tool declares no output schema"),
+        ("output-schema", {}, "the tool declares no output schema"),
+        (
+            "output-schema",
+            {"output_schema": {"type": "dict"}},
+            "the output schema is not valid",
+        ),
+        ("guards-enforced", {}, "the tool has no guards"),
+        ("concurrency-limit", {}, "the tool has no concurrency limit"),
+        ("result-type", {"result": dataclasses.replace(STR_RESULT, returns="json")}, "any JSON"),
+        ("result-consistent", {"result": STR_RESULT}, "the result has no success/error fields"),
+        (
+            "input-schema-matches-signature",
+            {"call_style": "dict"},
+            "the input does not arrive as keyword arguments of a Python signature",
+        ),
+        (
+            "deterministic",
+            {"effects": ("read", "write")},
+            "the tool declares write access, so the same input may meet a changed world",
+        ),
+    ],
+)
+def test_a_check_that_does_not_apply_says_why(
+    check_id: str, facts: dict[str, object], reason: str
+) -> None:
+    skipped = CHECKS[check_id].skip_reason(subject(**facts))
+    assert skipped is not None and skipped.severity is Severity.NOTE
+    assert reason in skipped.text

@@ -1,0 +1,638 @@
+"""Every registered protocol, in process, on fixture tools: which objects it recognises, what it
+says about them, how it calls them, and the registry that finds the protocols.
+
+No worker runs here: these are the adapters the worker uses, called directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import tomllib
+from collections.abc import Callable, Iterator
+from importlib import import_module, metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import zoo_amplifier
+import zoo_axio
+import zoo_axm
+import zoo_tool_use
+from axm_conformance._feeds import FEEDS
+from axm_conformance._refs import clean_up, load
+from axm_conformance.protocols import (
+    CAPABILITIES,
+    ENTRY_POINT_GROUP,
+    LoadError,
+    RegistryError,
+    ToolProtocol,
+    _registry,
+    detect,
+    entry_point_groups,
+    protocol_for,
+    protocol_named,
+    registered,
+    tool_from,
+)
+from axm_conformance.protocols._registry import UnknownProtocol
+from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
+from tests.conftest import FIXTURES
+
+MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
+# Hostile tools are loaded only in workers; the others are plain objects, safe to load here.
+ZOO = [entry for entry in MANIFEST if not entry.get("hostile")]
+
+
+# Detection
+
+
+@pytest.mark.parametrize("entry", ZOO, ids=[entry["ref"] for entry in ZOO])
+def test_every_fixture_tool_is_detected_as_the_protocol_the_manifest_gives(
+    entry: dict[str, Any],
+) -> None:
+    ((ref, obj, hint),) = load(entry["ref"])
+    assert (ref, hint) == (entry["ref"], "auto")
+    assert detect(obj) == entry["protocol"]
+    assert protocol_for(obj, ref).describe().protocol == entry["protocol"]
+
+
+class _Handler:
+    async def handler(self, text: str) -> str:
+        return text
+
+
+class _HandlerWithOutputSchema(_Handler):
+    output_schema: dict[str, Any] = {}
+
+
+class _Entry:
+    tool_entry = object()
+
+
+class _NamedInput:
+    async def execute(self, input):  # type: ignore[no-untyped-def]
+        return input
+
+
+class _SyncNamedInput:
+    def execute(self, input):  # type: ignore[no-untyped-def]
+        return input
+
+
+class _MappingInput:
+    async def execute(self, data: dict[str, Any]) -> Any:
+        return data
+
+
+class _DeclaredSchema:
+    input_schema: dict[str, Any] = {"type": "object"}
+
+    async def execute(self, data):  # type: ignore[no-untyped-def]
+        return data
+
+
+class _Unannotated:
+    def execute(self, data):  # type: ignore[no-untyped-def]
+        return data
+
+
+class _Keywords:
+    def execute(self, *, text: str) -> str:
+        return text
+
+
+class _InputAndMore:
+    async def execute(self, input: dict[str, Any], *, mode: str) -> Any:
+        return input
+
+
+class _Nothing:
+    name = "nothing"
+
+
+@pytest.mark.parametrize(
+    ("obj", "protocol"),
+    [
+        (_HandlerWithOutputSchema(), "tool_use"),
+        (_Entry(), "tool_use"),
+        (_Handler(), "axio"),
+        (_NamedInput(), "amplifier"),
+        # Sync or async does not decide: a sync one is an Amplifier tool that fails callable-shape.
+        (_SyncNamedInput(), "amplifier"),
+        (_MappingInput(), "amplifier"),
+        (_DeclaredSchema(), "amplifier"),
+        (_Unannotated(), "axm"),
+        (_Keywords(), "axm"),
+        (_InputAndMore(), "axm"),
+        (_Nothing(), "unknown"),
+    ],
+    ids=lambda value: type(value).__name__.lstrip("_") if not isinstance(value, str) else value,
+)
+def test_detection_takes_the_most_specific_shape_first(obj: Any, protocol: str) -> None:
+    assert detect(obj) == protocol
+
+
+# What describe() says
+
+
+# (ref, object, expected facts) of one correct tool per protocol.
+DESCRIBED: dict[str, tuple[str, Any, dict[str, Any]]] = {
+    "axm": (
+        "zoo_axm:SlugTool",
+        zoo_axm.SlugTool(),
+        {
+            "callable": ("execute", False, False),
+            "call_style": "keywords",
+            "schema_source": "derived",
+        },
+    ),
+    "axio": (
+        "zoo_axio:convert_length",
+        zoo_axio.convert_length,
+        {
+            "callable": ("handler", True, True),
+            "call_style": "keywords",
+            "schema_source": "derived",
+        },
+    ),
+    "tool_use": (
+        "zoo_tool_use:celsius_to_kelvin",
+        zoo_tool_use.celsius_to_kelvin,
+        {
+            "callable": ("handler", False, False),
+            "call_style": "dict",
+            "schema_source": "declared",
+        },
+    ),
+    "amplifier": (
+        "zoo_amplifier:TodoTool",
+        zoo_amplifier.TodoTool(),
+        {
+            "callable": ("execute", True, True),
+            "call_style": "dict",
+            "schema_source": "declared",
+        },
+    ),
+}
+
+
+def test_a_correct_tool_of_every_registered_protocol_is_described_here() -> None:
+    assert set(DESCRIBED) == set(registered())
+
+
+@pytest.mark.parametrize("name", list(DESCRIBED))
+def test_describe_gives_the_facts_the_checks_read(name: str) -> None:
+    ref, obj, expected = DESCRIBED[name]
+    info = protocol_for(obj, ref).describe()
+    assert (info.ref, info.protocol, info.protocol_title) == (ref, name, registered()[name].title)
+    target = info.callable
+    assert (target.name, target.is_async, target.expects_async) == expected["callable"]
+    assert target.present and target.is_callable and target.has_signature
+    assert info.call_style == expected["call_style"]
+    assert info.schema_source == expected["schema_source"]
+    assert info.schema_error == ""
+    assert isinstance(info.input_schema, dict) and info.input_schema["type"] == "object"
+    assert info.capabilities == registered()[name].capabilities
+    assert info.name_type == "str"
+
+
+# Which protocols offer each capability: what the contract pages say about each protocol.
+OFFERED = {
+    "in-process": {"axm", "axio", "tool_use", "amplifier"},
+    "python-exceptions": {"axm", "axio", "tool_use", "amplifier"},
+    "description": {"axio", "tool_use", "amplifier"},
+    "output-schema": {"axm", "tool_use", "amplifier"},
+    "discovery-metadata": {"axm"},
+    "effects-declared": {"axio"},
+    "guards": {"axio"},
+    "concurrency-limit": {"axio"},
+}
+
+
+def test_each_capability_is_offered_by_the_protocols_whose_runtime_has_it() -> None:
+    assert set(OFFERED) == set(CAPABILITIES)
+    offered = {
+        capability: {
+            name for name, protocol in registered().items() if capability in protocol.capabilities
+        }
+        for capability in CAPABILITIES
+    }
+    assert offered == OFFERED
+
+
+def test_each_protocol_has_its_own_severity_policy() -> None:
+    axm, axio, tool_use, amplifier = (
+        registered()[name].policy for name in ("axm", "axio", "tool_use", "amplifier")
+    )
+    # AXM: its MCP layer validates before execute and absorbs what escapes; it promises
+    # determinism.
+    assert axm.exception == "result" and axm.invalid == "result"
+    assert axm.invalid_absorber and axm.exception_absorber and axm.promises_determinism
+    # axio: only its own errors escape, a handler's wrapped; unknown keys are dropped.
+    assert axio.exception == "wrapped" and axio.invalid == "raise"
+    assert axio.allowed_exceptions == ("GuardError", "HandlerError")
+    assert axio.strips_unknown_keys and not axio.promises_determinism
+    # tool_use: a raise is the domain error; the registry refuses invalid input.
+    assert (tool_use.exception, tool_use.invalid) == ("domain", "refuse")
+    # Amplifier: the orchestrator absorbs an escaping exception, and validates nothing.
+    assert amplifier.exception == "result" and amplifier.exception_absorber
+    assert not amplifier.invalid_absorber
+
+
+def test_axm_reads_a_declared_schema_and_the_discovery_metadata() -> None:
+    declared = protocol_for(zoo_axm.RenamedParameterTool(), "zoo_axm:RenamedParameterTool")
+    assert declared.describe().schema_source == "declared"
+    metadata = protocol_for(zoo_axm.GitLogTool(), "zoo_axm:GitLogTool").describe().metadata
+    assert metadata["tags"] == ("str", "git,history")
+
+
+def test_axio_describes_a_handler_class_without_a_signature_and_counts_guards() -> None:
+    info = protocol_for(zoo_axio.paginate, "zoo_axio:paginate").describe()
+    assert info.variant == "handler-class"
+    assert (info.callable.has_signature, info.callable.parameters) == (False, ())
+    assert protocol_for(zoo_axio.convert_length, "ref").describe().variant == "function"
+    guards = (AllowAllGuard(), AllowAllGuard())
+    guarded: Tool[Any] = Tool(name="g", handler=_Handler().handler, guards=guards, concurrency=3)
+    described = protocol_for(guarded, "ref").describe()
+    assert (described.guards, described.concurrency) == (2, 3)
+
+
+def test_a_tool_use_function_stands_for_the_entry_it_carries() -> None:
+    protocol = protocol_for(zoo_tool_use.celsius_to_kelvin, "ref")
+    assert protocol.obj is zoo_tool_use.celsius_to_kelvin.tool_entry
+
+
+def test_an_object_of_no_protocol_is_described_with_what_it_lacks() -> None:
+    info = protocol_for(_Nothing(), "ref").describe()
+    assert (info.protocol, info.call_style, info.variant) == ("unknown", "none", "_Nothing")
+    assert info.missing == (
+        "a member an input reaches: `handler` (tool_use, axio) or `execute` (Amplifier, AXM)",
+    )
+    assert protocol_for(object(), "ref").describe().missing[0] == "a `name`"
+
+
+# Calls
+
+
+def settle(value: Any) -> Any:
+    return asyncio.run(value) if inspect.iscoroutine(value) else value
+
+
+# (ref, object, input, result fields) of a call of one correct tool per protocol.
+CALLED: dict[str, tuple[str, Any, dict[str, Any], dict[str, Any]]] = {
+    "axm": (
+        "zoo_axm:SlugTool",
+        zoo_axm.SlugTool(),
+        {"title": "Hello, World!"},
+        {
+            "success": True,
+            "data": {"slug": "hello-world"},
+            "error": None,
+            "hint": None,
+            "text": None,
+        },
+    ),
+    "axio": (
+        "zoo_axio:convert_length",
+        zoo_axio.convert_length,
+        {"value": 1.5, "unit": "cm"},
+        {"value": "150 cm"},
+    ),
+    "tool_use": (
+        "zoo_tool_use:celsius_to_kelvin",
+        zoo_tool_use.celsius_to_kelvin,
+        {"celsius": 0},
+        {"value": {"kelvin": 273.15}},
+    ),
+    "amplifier": (
+        "zoo_amplifier:TodoTool",
+        zoo_amplifier.TodoTool(),
+        {"action": "add", "item": "milk"},
+        {"success": True, "output": {"added": "milk"}, "error": None, "metadata": None},
+    ),
+}
+
+
+def test_a_correct_tool_of_every_registered_protocol_is_called_here() -> None:
+    assert set(CALLED) == set(registered())
+
+
+@pytest.mark.parametrize("name", list(CALLED))
+def test_a_correct_tool_is_called_as_its_protocol_calls_it(name: str) -> None:
+    ref, obj, input, fields = CALLED[name]
+    protocol = protocol_for(obj, ref)
+    assert protocol.refuses(input) == ""
+    facts = protocol.facts(settle(protocol.call(input)), size_limit=1 << 20)
+    assert facts.fields == fields
+    assert facts.problems == () and not facts.truncated
+
+
+def test_an_async_execute_called_as_axm_gives_a_coroutine_and_leaves_none_pending() -> None:
+    protocol = protocol_for(zoo_axm.AsyncWeatherTool(), "zoo_axm:AsyncWeatherTool")
+    returned = protocol.call({"city": "Oslo"})
+    assert not inspect.isawaitable(returned)
+    assert protocol.facts(returned, size_limit=1 << 20).type_name == "coroutine"
+
+
+def test_a_result_over_the_size_limit_is_cut_and_its_size_a_lower_bound() -> None:
+    protocol = protocol_for(zoo_axio.convert_length, "ref")
+    facts = protocol.facts("x" * 5000, size_limit=1000)
+    assert facts.truncated and facts.size > 1000
+    assert facts.fingerprint.startswith("at least ")
+
+
+@pytest.mark.parametrize(
+    ("input", "refusal"),
+    [
+        ({"title": "a"}, ""),
+        ({}, "the arguments do not bind to execute: missing a required argument: 'title'"),
+        (
+            {"title": "a", "colour": "red"},
+            "the arguments do not bind to execute: got an unexpected keyword argument 'colour'",
+        ),
+        ([1], "the input is not an object, so it cannot be passed as keyword arguments"),
+    ],
+    ids=["binds", "missing", "unknown", "not-an-object"],
+)
+def test_axm_refuses_what_does_not_bind_to_execute(input: Any, refusal: str) -> None:
+    """The orchestrator binds arguments before the tool runs: such a call never reaches it."""
+    assert protocol_for(zoo_axm.SlugTool(), "ref").refuses(input) == refusal
+
+
+def test_a_dict_protocol_refuses_nothing() -> None:
+    """An Amplifier tool gets the input as it is: judging what it does with it is its check."""
+    protocol = protocol_for(zoo_amplifier.TodoTool(), "ref")
+    assert protocol.refuses([1]) == protocol.refuses({}) == ""
+
+
+def test_tool_use_invalid_input_goes_through_the_registry() -> None:
+    protocol = protocol_for(zoo_tool_use.celsius_to_kelvin, "ref")
+    assert protocol.call_invalid({"celsius": "hot"}) == {
+        "status": "failure",
+        "errors": ["/celsius: 'hot' is not of type 'number'"],
+    }
+    assert protocol.handler_called is False
+    assert protocol.call_invalid({"celsius": 1}) == {"status": "success", "errors": []}
+    assert protocol.handler_called is True
+
+
+def test_axio_invalid_input_records_whether_the_handler_ran() -> None:
+    protocol = protocol_for(zoo_axio.convert_length, "ref")
+    with pytest.raises(HandlerError, match="is not of type 'number'"):
+        settle(protocol.call_invalid({"value": "far"}))
+    assert protocol.handler_called is False
+    assert settle(protocol.call_invalid({"value": 2})) == "2 m"
+    assert protocol.handler_called is True
+
+
+# Loading
+
+
+async def shout(text: str) -> str:
+    return text.upper()
+
+
+def test_axio_wraps_a_bare_async_def_as_its_loader_does() -> None:
+    tool = registered()["axio"].tool_from("tests.unit.test_protocols:shout", shout)
+    assert isinstance(tool, Tool) and (tool.name, tool.handler) == ("shout", shout)
+    assert settle(protocol_for(tool, "ref").call({"text": "hi"})) == "HI"
+    # Published in axio.tools, it is named by its entry point.
+    published = registered()["axio"].tool_from("entry-point:axio.tools:yell", shout)
+    assert published is not None and published.name == "yell"
+    # Anything else is not a bare handler.
+    assert registered()["axio"].tool_from("ref", str.upper) is None
+    assert registered()["axio"].tool_from("ref", zoo_axio.convert_length) is None
+
+
+def test_the_registry_makes_a_tool_of_a_bare_object_only_where_a_protocol_does() -> None:
+    assert isinstance(tool_from("ref", shout, "auto"), Tool)
+    assert tool_from("ref", shout, "axm") is shout
+    plain = _Keywords()
+    assert tool_from("ref", plain, "auto") is plain
+
+
+@pytest.fixture
+def run() -> Iterator[Callable[[Any], Any]]:
+    """One event loop for a module's mount and its cleanups, as the worker keeps one."""
+    loop = asyncio.new_event_loop()
+    yield loop.run_until_complete
+    loop.close()
+
+
+def test_an_amplifier_module_is_mounted_and_cleaned_up(
+    run: Callable[[Any], Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cleanups: list[Callable[[], Any]] = []
+    amplifier = registered()["amplifier"]
+    loaded = amplifier.published(
+        "entry-point:amplifier.modules:todo", zoo_amplifier.mount, run, cleanups
+    )
+    assert [(ref, type(tool), hint) for ref, tool, hint in loaded] == [
+        ("entry-point:amplifier.modules:todo[todo]", zoo_amplifier.TodoTool, "amplifier")
+    ]
+    session = [tmp_path / name for name in zoo_amplifier.SESSION_FILES]
+    assert all(path.exists() for path in session)
+    # The coordinator's cleanup and the one mount returned.
+    assert len(cleanups) == 2
+    clean_up(cleanups, run)
+    assert not any(path.exists() for path in session)
+
+
+def test_every_tool_an_amplifier_module_mounts_is_a_tool_under_test(
+    run: Callable[[Any], Any],
+) -> None:
+    from axm_runtime.examples import amplifier_tools
+
+    amplifier = registered()["amplifier"]
+    loaded = amplifier.published(
+        "entry-point:amplifier.modules:ex", amplifier_tools.mount, run, None
+    )
+    assert [ref for ref, _, _ in loaded] == [
+        "entry-point:amplifier.modules:ex[calculator]",
+        "entry-point:amplifier.modules:ex[text_stats]",
+    ]
+    returned = amplifier.published(
+        "entry-point:amplifier.modules:r", zoo_amplifier.mount_returning_the_tool, run, None
+    )
+    assert [(ref, type(tool)) for ref, tool, _ in returned] == [
+        ("entry-point:amplifier.modules:r[todo]", zoo_amplifier.TodoTool)
+    ]
+
+
+async def _mounts_nothing(coordinator: Any, config: Any) -> None:
+    return None
+
+
+async def _mount_fails(coordinator: Any, config: Any) -> None:
+    raise OSError("no such file: settings.toml")
+
+
+@pytest.mark.parametrize(
+    ("mount", "message"),
+    [
+        (_mounts_nothing, "'entry-point:amplifier.modules:m': the module mounted no tools"),
+        (
+            _mount_fails,
+            "'entry-point:amplifier.modules:m': mount(coordinator, {}) raised "
+            "OSError: no such file: settings.toml",
+        ),
+    ],
+    ids=["mounts-nothing", "raises"],
+)
+def test_an_amplifier_module_that_gives_no_tool_is_a_load_error(
+    run: Callable[[Any], Any], mount: Any, message: str
+) -> None:
+    amplifier = registered()["amplifier"]
+    with pytest.raises(LoadError) as raised:
+        amplifier.published("entry-point:amplifier.modules:m", mount, run, None)
+    assert str(raised.value) == message
+
+
+def test_other_protocols_publish_the_object_itself(run: Callable[[Any], Any]) -> None:
+    tool = zoo_axm.SlugTool()
+    assert registered()["axm"].published("entry-point:axm.tools:slug", tool, run, None) == [
+        ("entry-point:axm.tools:slug", tool, "axm")
+    ]
+
+
+# The registry
+
+
+def test_the_protocols_are_registered_in_detection_order() -> None:
+    protocols = registered()
+    assert list(protocols) == ["tool_use", "axio", "amplifier", "axm"]
+    orders = [protocol.detection_order for protocol in protocols.values()]
+    assert orders == sorted(orders)
+    assert all(name == protocol.name for name, protocol in protocols.items())
+    assert protocol_named("no-such-protocol") is UnknownProtocol
+
+
+def test_each_entry_point_group_implies_one_protocol() -> None:
+    assert entry_point_groups() == {
+        "axm.tools": "axm",
+        "axm.tribunal.tools": "axm",
+        "axio.tools": "axio",
+        "amplifier.modules": "amplifier",
+    }
+
+
+@pytest.mark.parametrize("name", list(registered()))
+def test_a_protocol_declares_what_the_kit_reads_from_it(name: str) -> None:
+    protocol = registered()[name]
+    assert protocol.capabilities <= set(CAPABILITIES)
+    assert "{input}" in protocol.call_snippet
+    # A probe feed is offered exactly where the capability it judges is.
+    wanted = {"guards", "crashing-guard"} if "guards" in protocol.capabilities else set()
+    if "concurrency-limit" in protocol.capabilities:
+        wanted.add("concurrency")
+    assert set(protocol.probes) == wanted
+    for feed, target in protocol.probes.items():
+        assert feed in FEEDS
+        module, _, function = target.partition(":")
+        assert callable(getattr(import_module(module), function))
+
+
+class _Metadata:
+    """importlib.metadata as the registry sees it, with these protocol entry points."""
+
+    def __init__(self, found: list[metadata.EntryPoint]) -> None:
+        self.found = found
+
+    def entry_points(self, *, group: str) -> list[metadata.EntryPoint]:
+        assert group == ENTRY_POINT_GROUP
+        return self.found
+
+
+class Impostor(ToolProtocol):
+    """Registered under a name the kit already has."""
+
+    name = "axm"
+    title = "AXM"
+
+
+@pytest.fixture
+def entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Make the registry read the given protocol entry points (besides the installed ones, with
+    ``installed=True``), afresh."""
+
+    def use(*values: str, installed: bool = False) -> None:
+        found = list(metadata.entry_points(group=ENTRY_POINT_GROUP)) if installed else []
+        found += [
+            metadata.EntryPoint(f"extra{index}", value, ENTRY_POINT_GROUP)
+            for index, value in enumerate(values)
+        ]
+        monkeypatch.setattr(_registry, "metadata", _Metadata(found))
+        registered.cache_clear()
+
+    yield use
+    registered.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("values", "installed", "message"),
+    [
+        (
+            ("os.path:join",),
+            True,
+            "protocol entry point 'extra0' (os.path:join) is not a subclass of "
+            "axm_conformance.protocols.ToolProtocol",
+        ),
+        (
+            ("no_such_module_here:Protocol",),
+            True,
+            "protocol entry point 'extra0' (no_such_module_here:Protocol) of group "
+            "axm_conformance.protocols raised ModuleNotFoundError on loading: No module named "
+            "'no_such_module_here'",
+        ),
+        (
+            ("tests.unit.test_protocols:Impostor",),
+            True,
+            "two protocols are registered under the name 'axm'",
+        ),
+        (
+            (),
+            False,
+            "no protocol is registered under the entry-point group axm_conformance.protocols: "
+            "reinstall axm-conformance (pip install axm-conformance, or pip install -e .)",
+        ),
+    ],
+    ids=["not-a-protocol", "does-not-load", "twice", "none"],
+)
+def test_an_unusable_protocol_entry_point_is_a_one_line_registry_error(
+    entry_points: Callable[..., None], values: tuple[str, ...], installed: bool, message: str
+) -> None:
+    entry_points(*values, installed=installed)
+    with pytest.raises(RegistryError) as raised:
+        registered()
+    assert str(raised.value) == message
+
+
+def test_a_protocol_registered_by_entry_point_is_detected_before_the_kits_own(
+    entry_points: Callable[..., None],
+) -> None:
+    """The registry orders by ``detection_order``, whoever registered the protocol."""
+    entry_points("tests.unit.test_protocols:RunProtocol", installed=True)
+    assert list(registered()) == ["run", "tool_use", "axio", "amplifier", "axm"]
+    assert detect(_Runs()) == "run"
+    assert detect(_Keywords()) == "axm"
+
+
+class RunProtocol(ToolProtocol):
+    """Tools with a ``run(input)``: more specific than any of the kit's own shapes."""
+
+    name = "run"
+    title = "run"
+    detection_order = 5
+    callable_name = "run"
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        return callable(getattr(obj, "run", None))
+
+
+class _Runs(_Keywords):
+    def run(self, input: dict[str, Any]) -> Any:
+        return input
