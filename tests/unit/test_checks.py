@@ -190,8 +190,13 @@ CASES = [
     case(
         "name-unique",
         "shadowed by the tribunal entry point",
-        note("shadowed by entry-point:axm.tribunal.tools:wc, to which axm resolves the name"),
-        subject=subject(ref="entry-point:axm.tools:wc"),
+        note(
+            "shadowed by entry-point:axm.tribunal.tools:wc, to which the AXM runtime resolves "
+            "the name"
+        ),
+        subject=subject(
+            ref="entry-point:axm.tools:wc", shadowed_by=("entry-point:axm.tribunal.tools:wc",)
+        ),
         others=(subject(ref="entry-point:axm.tribunal.tools:wc"),),
     ),
     case("description-present", "a sentence"),
