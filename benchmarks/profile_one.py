@@ -75,7 +75,7 @@ def profile_worker_side(ref: str, examples: int, count: int) -> None:
     from axm_conformance._strategies import boundary_inputs, valid_inputs
 
     state = open_tool(ref, "auto", 1024 * 1024)
-    schema = state.adapter.describe().input_schema
+    schema = state.protocol.describe().input_schema
     values: list[Any] = [example.value for example in boundary_inputs(schema)]
 
     @seed(SEED)

@@ -90,27 +90,27 @@ def open_tools(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     cleanups: Cleanups = []
-    adapters = [
+    protocols = [
         protocol_for(obj, sub_ref, _protocol(protocol, hint))
         for ref in refs
         for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups)
     ]
-    if len(adapters) == 1:
-        return ToolState(adapters[0], loop, size_limit, cleanups=cleanups)
+    if len(protocols) == 1:
+        return ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
     clean_up(cleanups, loop.run_until_complete)
     loop.close()
-    return [_described(adapter) for adapter in adapters]
+    return [_described(protocol) for protocol in protocols]
 
 
 def describe_all(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> list[SubjectInfo]:
     """Describe every tool the worker loaded (see open_tools)."""
-    return [_described(state.adapter)] if isinstance(state, ToolState) else state
+    return [_described(state.protocol)] if isinstance(state, ToolState) else state
 
 
-def _described(adapter: ToolProtocol) -> SubjectInfo:
-    info = adapter.describe()
-    literals = literals_of(adapter.obj, info.callable.name) if info.callable.present else ()
-    return dataclasses.replace(info, distribution=_distribution(adapter.obj), literals=literals)
+def _described(protocol: ToolProtocol) -> SubjectInfo:
+    info = protocol.describe()
+    literals = literals_of(protocol.obj, info.callable.name) if info.callable.present else ()
+    return dataclasses.replace(info, distribution=_distribution(protocol.obj), literals=literals)
 
 
 def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState[ToolProtocol]:
@@ -131,7 +131,7 @@ def close_tool(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> None:
 def invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool = False) -> Observation:
     """Call the tool once with ``input`` and observe everything the checks judge.
 
-    An ``invalid`` input goes the way the protocol's caller sends one: the adapter may refuse it
+    An ``invalid`` input goes the way the protocol's caller sends one: the protocol may refuse it
     as the orchestrator would (``rejected``) or route it through the protocol's own validation.
     Never raises: when even observing the call fails (the tool left the process unable to run
     the kit's code, say), the failure is reported as what the call raised.
@@ -147,20 +147,20 @@ def invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool = False) ->
 
 
 def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observation:
-    adapter = state.adapter
+    protocol = state.protocol
     before = jsonable(copy.deepcopy(input))[0]
     _renew_loop(state)
     if invalid:
-        refusal = adapter.refuses(input)
+        refusal = protocol.refuses(input)
         if refusal:
             return Observation(status="rejected", rejected_because=refusal)
     if state.files is None:
         state.files = FileWatch(project_roots())
     watch = Watch(state)
-    adapter.handler_called = None
+    protocol.handler_called = None
     started = time.perf_counter()
     try:
-        value = adapter.call_invalid(input) if invalid else adapter.call(input)
+        value = protocol.call_invalid(input) if invalid else protocol.call(input)
         if inspect.isawaitable(value):
             value = state.loop.run_until_complete(asyncio.ensure_future(value, loop=state.loop))
     except BaseException as exc:
@@ -169,15 +169,15 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
         release(exc)
         observation = Observation(
             status="raised",
-            exception=safe_exception_info(exc, own=adapter.own_code),
+            exception=safe_exception_info(exc, own=protocol.own_code),
             mutation=first_difference(before, jsonable(input)[0]),
-            handler_called=adapter.handler_called,
+            handler_called=protocol.handler_called,
             duration=duration,
         )
         return _with_side_effects(observation, watch.changes())
     duration = time.perf_counter() - started
     try:
-        result = adapter.facts(value, size_limit=state.size_limit)
+        result = protocol.facts(value, size_limit=state.size_limit)
     except BaseException as exc:
         # Reading the returned object raised what ordinary error handling lets through
         # (KeyboardInterrupt, SystemExit): for the caller that is what the call raised.
@@ -185,9 +185,9 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
         note = f"raised while reading the {type_name(value)} the call returned"
         observation = Observation(
             status="raised",
-            exception=safe_exception_info(exc, note=note, own=adapter.own_code),
+            exception=safe_exception_info(exc, note=note, own=protocol.own_code),
             mutation=first_difference(before, jsonable(input)[0]),
-            handler_called=adapter.handler_called,
+            handler_called=protocol.handler_called,
             duration=duration,
         )
         return _with_side_effects(observation, watch.changes())
@@ -195,7 +195,7 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
         status="returned",
         result=result,
         mutation=first_difference(before, jsonable(input)[0]),
-        handler_called=adapter.handler_called,
+        handler_called=protocol.handler_called,
         duration=duration,
     )
     return _with_side_effects(observation, watch.changes())

@@ -1,7 +1,7 @@
 """What the worker tells the kit about a tool and about each call: plain data, picklable.
 
 A tool's objects never leave the worker process; the checks see only these records. They are built
-on the worker side by the protocol adapters and read on the kit side by the checks.
+on the worker side by the protocols and read on the kit side by the checks.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Outcomes of a certification and the text a person reads when a check fails."""
+"""Outcomes of a certification: of one check, of one tool, and of a run."""
 
 from __future__ import annotations
 

@@ -13,14 +13,14 @@ __all__ = ["ToolState"]
 
 # The protocol's type is a parameter, and the cleanups' type is written out, so that this module
 # does not import the protocols: they import the probes, which import this module.
-AdapterT = TypeVar("AdapterT")
+ProtocolT = TypeVar("ProtocolT")
 
 
 @dataclass
-class ToolState(Generic[AdapterT]):
+class ToolState(Generic[ProtocolT]):
     """One loaded tool in the worker, with the event loop all its calls run on."""
 
-    adapter: AdapterT
+    protocol: ProtocolT
     loop: asyncio.AbstractEventLoop
     size_limit: int
     # The project's files, to tell what a call wrote outside its working directory. Their first

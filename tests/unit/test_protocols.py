@@ -1,7 +1,7 @@
 """Every registered protocol, in process, on fixture tools: which objects it recognises, what it
 says about them, how it calls them, and the registry that finds the protocols.
 
-No worker runs here: these are the adapters the worker uses, called directly.
+No worker runs here: these are the protocols the worker uses, called directly.
 """
 
 from __future__ import annotations

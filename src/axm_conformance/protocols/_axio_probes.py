@@ -191,7 +191,7 @@ def probe_guards(
 
     try:
         tool = _instrumented(
-            state.adapter.obj, recorder, extra_guard=crashing if crash_first else None
+            state.protocol.obj, recorder, extra_guard=crashing if crash_first else None
         )
     except ProbeError as exc:
         return GuardTrace((), (), (), None, None, problem=str(exc))
@@ -219,16 +219,16 @@ def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any
     that must still get a permit; then
     contended calls from a second event loop, after the first is closed.
     """
-    limit = state.adapter.obj.concurrency
+    limit = state.protocol.obj.concurrency
     recorder = _Recorder()
 
     async def switch(tool: Any, *args: Any, **kwargs: Any) -> Any:
         if recorder.mode == "deny":
-            raise _guard_error(state.adapter.obj)("denied by the probe")
+            raise _guard_error(state.protocol.obj)("denied by the probe")
         return args[0] if args else kwargs
 
     try:
-        tool = _instrumented(state.adapter.obj, recorder, extra_guard=switch)
+        tool = _instrumented(state.protocol.obj, recorder, extra_guard=switch)
     except ProbeError as exc:
         return LimitTrace(limit, 0, 0, (), "", problem=str(exc))
 

@@ -1,8 +1,8 @@
 """What every protocol shares: the protocol interface, safe attribute reads, and the reduction of a
 result to facts.
 
-Adapters run in the worker, next to the tool. Reading an attribute of a stranger's object can
-raise, so every read here is guarded and reported rather than propagated.
+A protocol wraps each tool in the worker, next to it. Reading an attribute of a stranger's object
+can raise, so every read here is guarded and reported rather than propagated.
 """
 
 from __future__ import annotations
