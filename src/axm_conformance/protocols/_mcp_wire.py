@@ -1,0 +1,290 @@
+"""MCP over stdio, on the wire: one server process, newline-delimited JSON-RPC, both spec versions.
+
+The kit speaks the protocol itself rather than through an SDK client, which would validate and
+normalise what it receives (a non-JSON line on stdout handed to a log, a malformed tool dropping
+the whole list): a conformance kit must see every byte the server writes. Every message the
+server sends is kept, with the lines of stdout that are not JSON-RPC at all, and is validated
+against the official JSON Schema of the version the server speaks (bundled, with its licence,
+under ``data/mcp``).
+
+Two versions are spoken. 2026-07-28 (the current one) is stateless: ``server/discover``, and the
+protocol version in every request's ``_meta``. 2025-11-25 is stateful: ``initialize``, then
+``notifications/initialized``. Following the 2026-07-28 stdio page, the client probes with
+``server/discover`` and falls back to ``initialize`` on any other error or no answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+__all__ = [
+    "CURRENT",
+    "LEGACY",
+    "Handshake",
+    "ServerGone",
+    "Session",
+    "WireError",
+    "connect",
+    "schema_errors",
+]
+
+CURRENT = "2026-07-28"
+LEGACY = "2025-11-25"
+CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
+# The 2026-07-28 names of the metadata every request carries.
+_META = "io.modelcontextprotocol/"
+# A modern server that does not speak the requested version says so with this code; a client
+# must then not fall back to initialize (2026-07-28, stdio: backward compatibility).
+_UNSUPPORTED_VERSION = -32022
+_METHOD_NOT_FOUND = -32601
+
+
+class WireError(Exception):
+    """The server broke the transport: it died, hung, or wrote what is not a response."""
+
+
+class ServerGone(WireError):
+    """The server closed its stdout: it exited, or will answer nothing more."""
+
+
+@dataclass
+class Session:
+    """One running server, spoken to over its stdin and stdout.
+
+    ``received`` keeps every JSON-RPC message the server wrote, in order; ``strays`` every line
+    of stdout that is not one (a print, a log line, a banner). ``stderr`` keeps the end of what
+    it wrote there, for reports.
+    """
+
+    argv: Sequence[str]
+    cwd: str
+    env: Mapping[str, str]
+    timeout: float = 5.0
+    version: str = ""  # the protocol version spoken, once connected
+    received: list[dict[str, Any]] = field(default_factory=list)
+    strays: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+    _process: subprocess.Popen[bytes] | None = None
+    _lines: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def start(self) -> Session:
+        """Start the server, in its own session so that everything it starts can be ended."""
+        try:
+            self._process = subprocess.Popen(
+                list(self.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                env=dict(self.env),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise WireError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
+        return self
+
+    def _read(self, stream: Any) -> None:
+        for line in iter(stream.readline, b""):
+            self._lines.put(line)
+        self._lines.put(None)  # end of stdout: the server closed it or died
+
+    def _drain(self, stream: Any) -> None:
+        for line in iter(stream.readline, b""):
+            self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+            del self.stderr[:-40]
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode()
+        try:
+            self._process.stdin.write(data)
+            self._process.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            raise WireError(f"the server closed its stdin{self._exit_note()}") from None
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
+
+    def request(
+        self, method: str, params: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send a request and return its response message (with ``result`` or ``error``).
+
+        Requests of the 2026-07-28 era carry the protocol version in ``_meta``. Whatever else
+        arrives meanwhile is kept; a request from the server is answered (``ping`` with an
+        empty result, anything else as an unknown method).
+        """
+        request_id = next(self._ids)
+        params = dict(params or {})
+        if self.version == CURRENT:
+            params["_meta"] = {**params.get("_meta", {}), **_current_meta()}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            message = self._next(deadline, method)
+            if message.get("id") == request_id and "method" not in message:
+                return message
+            if "method" in message and "id" in message:
+                self._answer(message)
+
+    def _next(self, deadline: float, method: str) -> dict[str, Any]:
+        """The next JSON-RPC message the server writes; stray lines are kept on the way."""
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise WireError(
+                    f"no answer to {method} within {self.timeout:g} s{self._exit_note()}"
+                ) from None
+            if line is None:
+                self._lines.put(None)  # stays at the end for the next reader
+                assert self._process is not None
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._process.wait(1.0)  # closing stdout is how a process ends, mostly
+                raise ServerGone(f"the server closed stdout during {method}{self._exit_note()}")
+            text = line.decode("utf-8", "replace").rstrip("\r\n")
+            try:
+                message = json.loads(text)
+            except ValueError:
+                message = None
+            if isinstance(message, dict) and message.get("jsonrpc") == "2.0":
+                self.received.append(message)
+                return message
+            if text.strip():
+                self.strays.append(text)
+
+    def _answer(self, request: dict[str, Any]) -> None:
+        if request.get("method") == "ping":
+            self.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+        else:
+            error = {"code": _METHOD_NOT_FOUND, "message": "the kit offers no client features"}
+            self.send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+
+    def _exit_note(self) -> str:
+        code = None if self._process is None else self._process.poll()
+        return "" if code is None else f" (it exited with status {code})"
+
+    def close(self, grace: float = 2.0) -> tuple[bool, int | None]:
+        """Close stdin, as the stdio transport ends a session: whether the server exited within
+        ``grace`` seconds, and its exit status. One that did not is killed, with its group."""
+        process = self._process
+        if process is None:
+            return True, None
+        with contextlib.suppress(OSError, ValueError):
+            assert process.stdin is not None
+            process.stdin.close()
+        try:
+            return True, process.wait(grace)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                process.kill()
+            process.wait()
+            return False, process.returncode
+
+
+def _current_meta() -> dict[str, Any]:
+    return {
+        f"{_META}protocolVersion": CURRENT,
+        f"{_META}clientInfo": CLIENT_INFO,
+        f"{_META}clientCapabilities": {},
+    }
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """How a server answered the version probe: the version it speaks, its capabilities, what it
+    says it is, and what the probe met (the discover result, or why the client fell back)."""
+
+    version: str
+    capabilities: dict[str, Any]
+    server_info: dict[str, Any]
+    probe: str
+
+
+def connect(session: Session) -> Handshake:
+    """Probe with ``server/discover``, fall back to ``initialize``; raises :class:`WireError`
+    when the server speaks neither version."""
+    try:
+        answer: dict[str, Any] | None = session.request(
+            "server/discover", {"_meta": _current_meta()}
+        )
+    except ServerGone:
+        raise
+    except WireError:
+        answer = None  # no answer in time: a legacy server may ignore the unknown method
+    if answer is not None and "result" in answer:
+        result = answer["result"]
+        supported = result.get("supportedVersions") if isinstance(result, dict) else None
+        if not (isinstance(supported, list) and CURRENT in supported):
+            raise WireError(f"server/discover offers {supported!r}, not {CURRENT}")
+        session.version = CURRENT
+        meta = result.get("_meta") or {}
+        return Handshake(
+            CURRENT,
+            dict(result.get("capabilities") or {}),
+            dict(meta.get(f"{_META}serverInfo") or {}),
+            "server/discover answered",
+        )
+    error = (answer or {}).get("error") or {}
+    if isinstance(error, dict) and error.get("code") == _UNSUPPORTED_VERSION:
+        supported = (error.get("data") or {}).get("supported")
+        raise WireError(
+            f"the server speaks {supported!r}, and the kit speaks {CURRENT} or {LEGACY}"
+        )
+    probe = (
+        "no answer to server/discover"
+        if answer is None
+        else f"server/discover answered error {error.get('code')!r}"
+    )
+    reply = session.request(
+        "initialize",
+        {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO},
+    )
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise WireError(f"initialize was answered with {json.dumps(reply.get('error'))}")
+    if result.get("protocolVersion") != LEGACY:
+        raise WireError(
+            f"initialize chose protocol version {result.get('protocolVersion')!r}, not {LEGACY}"
+        )
+    session.version = LEGACY
+    session.notify("notifications/initialized")
+    return Handshake(
+        LEGACY,
+        dict(result.get("capabilities") or {}),
+        dict(result.get("serverInfo") or {}),
+        f"{probe}; initialize answered",
+    )
+
+
+@functools.cache
+def _validator(version: str, definition: str) -> Draft202012Validator:
+    """A validator of one definition of a version's official schema."""
+    text = resources.files("axm_conformance").joinpath(f"data/mcp/{version}/schema.json")
+    document = json.loads(text.read_text(encoding="utf-8"))
+    uri = f"urn:mcp:{version}"
+    registry: Registry[Any] = Registry().with_resource(uri, Resource.from_contents(document))
+    return Draft202012Validator({"$ref": f"{uri}#/$defs/{definition}"}, registry=registry)
+
+
+def schema_errors(version: str, definition: str, value: Any) -> list[str]:
+    """Where ``value`` breaks the definition of that name in the version's official schema."""
+    errors = _validator(version, definition).iter_errors(value)
+    return [f"{error.json_path}: {error.message}" for error in sorted(errors, key=str)]
