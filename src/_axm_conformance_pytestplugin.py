@@ -41,7 +41,14 @@ def pytest_addoption(parser: Any) -> None:
 def pytest_configure(config: Any) -> None:
     enabled = config.getoption(CONFORMANCE.ini)
     if enabled is None:
-        enabled = config.getini(CONFORMANCE.ini)
+        import pytest  # loaded already: pytest is running this
+
+        try:
+            enabled = config.getini(CONFORMANCE.ini)
+        except (ValueError, pytest.UsageError) as exc:
+            raise pytest.UsageError(
+                f"the {CONFORMANCE.ini} ini setting: {exc}; use true or false"
+            ) from None
     if not enabled:
         return
     from axm_conformance._pytest import register

@@ -95,6 +95,7 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     workers = WorkersAhead(options)
     try:
         subjects = inspect_tools(refs, options, workers, meanwhile=import_engine)
+        options.check_exemptions([subject.name for subject in subjects])
         from axm_conformance._engine import certify
 
         seed = run_seed(options.seed)

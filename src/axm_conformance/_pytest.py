@@ -271,6 +271,10 @@ class ConformancePlugin:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
         except SettingsError as exc:
             raise pytest.UsageError(f"--axm-worker-user: {exc}") from None
+        try:
+            settings.check_exemptions([subject.name for subject in subjects])
+        except SettingsError as exc:
+            raise pytest.UsageError(f"the axm_nondeterministic ini setting: {exc}") from None
         keys = item_keys(subjects)
         baseline = _baseline(config, keys)
         return cls(config, settings, subjects, keys, baseline, workers=workers)

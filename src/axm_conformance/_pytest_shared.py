@@ -28,7 +28,12 @@ def read_setting(config: pytest.Config, ini: str) -> tuple[Any, str]:
 def flag(config: pytest.Config, ini: str) -> bool:
     """An on/off setting: the option when given, else the ini setting."""
     given = config.getoption(ini)
-    return bool(config.getini(ini) if given is None else given)
+    if given is not None:
+        return bool(given)
+    try:
+        return bool(config.getini(ini))
+    except (ValueError, pytest.UsageError) as exc:  # pytest's names the value, not the setting
+        raise pytest.UsageError(f"the {ini} ini setting: {exc}; use true or false") from None
 
 
 class CheckFailed(Exception):

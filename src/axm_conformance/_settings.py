@@ -128,6 +128,18 @@ class Settings:
         """The configured reason a tool of this name is exempt from a check, if it is."""
         return dict(getattr(self, opt_out)).get(name) if opt_out else None
 
+    def check_exemptions(self, names: list[Any]) -> None:
+        """Raise :class:`SettingsError` for an exemption that names none of the tools under
+        test: a misspelt name would otherwise exempt nothing, silently."""
+        for name, _ in self.nondeterministic:
+            if name not in names:
+                known = ", ".join(sorted(str(other) for other in names)) or "none"
+                raise SettingsError(
+                    "nondeterministic",
+                    f"{name!r} names no tool under test (tools: {known}); fix the name or "
+                    "remove the exemption",
+                )
+
     def refusal(self, effects: tuple[str, ...]) -> str | None:
         """Why a tool declaring these effects is not called in this run, if it is not: one that
         writes files or runs commands is fuzzed with arbitrary paths and commands, never as root

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from axm_conformance import SettingsError, check_tool
 from axm_conformance._checks import CHECKS
 from tests.conftest import FIXTURES
 
@@ -290,6 +291,37 @@ def test_nondeterministic_tools_are_exempted_with_the_reason(pytester: pytest.Py
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["ERROR: the axm_nondeterministic ini setting: 'roll_dice' is not 'TOOL NAME: reason'*"]
+    )
+
+
+def test_an_exemption_naming_no_tool_under_test_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    """A misspelt name would exempt nothing, silently."""
+    pytester.makeini("[pytest]\naxm_nondeterministic =\n    roll_die: rolls dice on purpose\n")
+    result = run(pytester, "--axm-tool=zoo_behaviour:DiceRollTool")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: the axm_nondeterministic ini setting: 'roll_die' names no tool under test "
+            "(tools: roll_dice); fix the name or remove the exemption"
+        ]
+    )
+    with pytest.raises(SettingsError, match="'roll_die' names no tool under test"):
+        check_tool("zoo_behaviour:DiceRollTool", nondeterministic=(("roll_die", "dice"),))
+
+
+@pytest.mark.parametrize("setting", ["axm_strict", "axm_conformance"])
+def test_a_switch_that_is_neither_true_nor_false_names_the_setting(
+    pytester: pytest.Pytester, setting: str
+) -> None:
+    switched_on = () if setting == "axm_conformance" else ("--axm-conformance",)
+    result = pytester.runpytest_subprocess(
+        *switched_on, "--axm-tool=zoo_axm:SlugTool", "-o", f"{setting}=maybe"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"ERROR: the {setting} ini setting: invalid truth value 'maybe'; use true or false"]
     )
 
 
