@@ -35,6 +35,7 @@ class Option:
     switch: bool = False
     repeatable: bool = False
     reproduces: bool = False
+    path: bool = False  # a file or directory, relative to where it was given
 
     def spelled(self, value: Any) -> str:
         """The option with ``value``, as a command line gives it."""
@@ -152,12 +153,14 @@ OPTIONS: tuple[Option, ...] = (
         setting="worker_files",
         expected="a directory",
         reproduces=True,
+        path=True,
     ),
     Option(
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",
         metavar="PATH",
+        path=True,
     ),
     Option(
         "--axm-summary",
@@ -165,6 +168,7 @@ OPTIONS: tuple[Option, ...] = (
         "Write a Markdown summary (one row per tool) to this path; it is also appended to "
         "$GITHUB_STEP_SUMMARY when that is set.",
         metavar="PATH",
+        path=True,
     ),
     Option(
         "--axm-baseline",
@@ -172,12 +176,14 @@ OPTIONS: tuple[Option, ...] = (
         "Known failures (JSON from --axm-baseline-write): they show as xfail with their reason; "
         "one that now passes fails the run as stale.",
         metavar="PATH",
+        path=True,
     ),
     Option(
         "--axm-baseline-write",
         "axm_baseline_write",
         "Write the run's failures to this path as a baseline file.",
         metavar="PATH",
+        path=True,
     ),
     Option(
         "--axm-name-pattern",

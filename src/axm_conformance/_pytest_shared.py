@@ -16,13 +16,22 @@ __all__ = ["CheckFailed", "KitItem", "add_items", "flag", "read_setting"]
 
 
 def read_setting(config: pytest.Config, ini: str) -> tuple[Any, str]:
-    """The value of a setting and where it came from (option first, then ini)."""
-    option = next(option.flag for option in OPTIONS if option.ini == ini)
+    """The value of a setting and where it came from (option first, then ini).
+
+    A relative path is resolved as pytest resolves its own: from the directory pytest was
+    invoked in for an option, from the ini file's directory for an ini setting.
+    """
+    option = next(option for option in OPTIONS if option.ini == ini)
     value = config.getoption(ini)
     if value is not None:
-        return value, option
-    value = config.getini(ini)
-    return (value or None), f"the {ini} ini setting"
+        base, where = config.invocation_params.dir, option.flag
+    else:
+        value = config.getini(ini) or None
+        base = config.inipath.parent if config.inipath else config.rootpath
+        where = f"the {ini} ini setting"
+    if option.path and value is not None:
+        value = str(base / value)
+    return value, where
 
 
 def flag(config: pytest.Config, ini: str) -> bool:

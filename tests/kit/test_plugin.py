@@ -325,6 +325,23 @@ def test_a_switch_that_is_neither_true_nor_false_names_the_setting(
     )
 
 
+def test_relative_paths_in_the_ini_are_read_from_the_ini_files_directory(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As pytest reads its own path settings: running from a subdirectory finds the same files.
+    On the command line, a path is relative to where pytest runs."""
+    pytester.makeini("[pytest]\naxm_worker_files = workspace\naxm_report = out/certificate.json\n")
+    pytester.mkdir("workspace")
+    (pytester.path / "workspace" / "notes.txt").write_text("a note\n")
+    monkeypatch.chdir(pytester.mkdir("sub"))
+    result = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid")
+    result.assert_outcomes(passed=1)
+    assert (pytester.path / "out" / "certificate.json").is_file()
+    result = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-worker-files=workspace")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--axm-worker-files: worker_files '*/sub/workspace' is not a*"])
+
+
 def test_last_failed_and_xdist_work_per_check(pytester: pytest.Pytester) -> None:
     args = ("--axm-conformance", "--axm-tool=zoo_axm:MeanTool", "--axm-tool=zoo_axm:SlugTool")
     first = pytester.runpytest_subprocess(*args, "--axm-examples=10", "--axm-seed=3")
