@@ -28,8 +28,9 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     call = protocol_named(tool.subject.protocol).call_snippet
     evidence = outcome.evidence
     if evidence is not None and call and evidence.callable_by_hand:
-        statement = call.format(input=repr(evidence.input))
-        snippet = ["import asyncio"] if statement.startswith("asyncio.") else []
+        # Printed, so that the snippet shows the result when pasted into a script.
+        statement = f"print({call.format(input=repr(evidence.input))})"
+        snippet = ["import asyncio"] if "asyncio." in call else []
         snippet += [
             "from axm_conformance import load_tool",
             f"tool = load_tool({tool.subject.ref!r})",

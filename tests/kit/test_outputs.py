@@ -92,6 +92,26 @@ def test_reproduce_with_reproduces_ten_times_out_of_ten(
         assert expected in completed.stderr
 
 
+def test_the_python_snippet_prints_the_result_and_only_calls_make_one(
+    pytester: pytest.Pytester,
+) -> None:
+    """Pasted into a script, the snippet shows what the call returned (MeanTool's NaN); a check
+    that never calls the tool gets the pytest command alone."""
+    result = run(pytester, "--axm-tool=zoo_axm:MeanTool", "--axm-check=result-json")
+    result.assert_outcomes(failed=1)
+    _, code = reproduction(result)
+    assert code.splitlines()[-1] == "print(tool.execute(**{'values': []}))"
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "nan" in completed.stdout, completed
+    static = run(pytester, "--axm-tool=zoo_plain:Calculator", "--axm-check=protocol-shape")
+    static.assert_outcomes(failed=1)
+    command, code = reproduction(static)
+    assert "--axm-check=protocol-shape" in command
+    assert code == ""
+
+
 def test_two_ci_runs_without_a_seed_write_the_same_certificate(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
