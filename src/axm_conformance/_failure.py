@@ -13,9 +13,20 @@ if TYPE_CHECKING:
     from axm_conformance._report import Outcome, ToolReport
     from axm_conformance._settings import Settings
 
-__all__ = ["format_failure", "reproduction"]
+__all__ = ["elided", "format_failure", "reproduction"]
 
 _INDENT = "    "
+# A line of a report longer than this shows its start and its end: the report stays readable,
+# and the certificate and the reproduction keep the whole value.
+_LONGEST = 1000
+
+
+def elided(text: str, limit: int = _LONGEST) -> str:
+    """``text`` with its middle left out when it is longer than ``limit``, saying how much."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 3
+    return f"{text[:head]} ... ({len(text) - head - tail:,} characters left out) ... {text[-tail:]}"
 
 
 def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
@@ -50,16 +61,15 @@ def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> st
     ]
     if outcome.has_input:
         shown = json.dumps(outcome.input, ensure_ascii=False, sort_keys=True)
-        if len(shown) > 2000:
-            shown = shown[:2000] + f"... ({len(shown):,} characters)"
-        lines.append(f"  input:    {shown}")
+        lines.append(f"  input:    {elided(shown)}")
         if outcome.input_label:
             lines.append(f"            ({outcome.input_label})")
     lines.append("  what happened:")
-    lines.extend(f"    - {message}" for message in outcome.messages)
+    lines.extend(f"    - {elided(message)}" for message in outcome.messages)
     if outcome.evidence is not None and outcome.evidence.traceback:
         lines.append("  from the tool's process:")
-        lines.extend("    " + line for line in outcome.evidence.traceback.rstrip().splitlines())
+        traceback = outcome.evidence.traceback.rstrip().splitlines()
+        lines.extend("    " + elided(line) for line in traceback)
     lines.append("Reproduce with:")
     lines.extend(reproduction(tool, outcome, settings))
     return "\n".join(lines)
