@@ -13,6 +13,7 @@ import pickle
 import sys
 import warnings
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -425,21 +426,33 @@ class ConformancePlugin:
                 + (f": {', '.join(failed)}" if failed else "")
             )
             if stats:
-                for check in tool["checks"]:
-                    if check["examples"] is not None:
-                        terminalreporter.write_line(
-                            f"    {check['id']}: {check['examples']} examples"
-                            + _by_source(check["sources"])
-                            + f", {check['invalid_inputs']} invalid inputs, "
-                            f"{check['discarded']} discarded; keywords: "
-                            + (", ".join(check["keywords"]) or "none")
-                        )
+                for line in _stats(tool["checks"]):
+                    terminalreporter.write_line(line)
         for line in self.written:
             terminalreporter.write_line(f"axm-conformance wrote the {line}")
         if CONTRACT.exists():
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
         if self.gate:
             terminalreporter.write_line(self.gate, red=True, bold=True)
+
+
+def _stats(checks: list[dict[str, Any]]) -> list[str]:
+    """``--axm-stats`` for one tool: the schema keywords most of its checks' inputs exercised,
+    once, then per check its examples, and its keywords only where they differ."""
+    judged = [check for check in checks if check["examples"] is not None]
+    if not judged:
+        return []
+    shared = Counter(tuple(check["keywords"]) for check in judged).most_common(1)[0][0]
+    lines = ["    keywords exercised: " + (", ".join(shared) or "none")]
+    for check in judged:
+        keywords = tuple(check["keywords"])
+        lines.append(
+            f"    {check['id']}: {check['examples']} examples"
+            + _by_source(check["sources"])
+            + f", {check['invalid_inputs']} invalid inputs, {check['discarded']} discarded"
+            + ("" if keywords == shared else "; keywords: " + (", ".join(keywords) or "none"))
+        )
+    return lines
 
 
 def _by_source(sources: dict[str, int]) -> str:
