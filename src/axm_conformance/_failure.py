@@ -66,6 +66,9 @@ def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> st
             lines.append(f"            ({outcome.input_label})")
     lines.append("  what happened:")
     lines.extend(f"    - {elided(message)}" for message in outcome.messages)
+    hint = protocol_named(subject.protocol).hints.get(outcome.check_id)
+    if hint:
+        lines.append(f"  hint:     {hint}")
     if outcome.evidence is not None and outcome.evidence.traceback:
         lines.append("  from the tool's process:")
         traceback = outcome.evidence.traceback.rstrip().splitlines()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from axm_conformance._certificate import item_record
 from axm_conformance._failure import elided, format_failure
 from axm_conformance._outcomes import Evidence, Finding, Status
@@ -51,3 +53,24 @@ def test_the_certificate_keeps_the_whole_value() -> None:
     failure = item_record(tool, outcome, Settings())["check"]["failure"]
     assert failure["input"] == {"text": LONG}
     assert failure["messages"] == [f"raised ValueError: {LONG}"]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "check_id", "hint"),
+    [
+        ("axm", "invalid-input-handled", "decorate execute with axm_runtime.axm.validated"),
+        ("axio", "description-present", "from description=, else from the handler's docstring"),
+        ("tool_use", "description-present", "the first paragraph of the function's docstring"),
+        ("amplifier", "description-present", "the tool's description property"),
+    ],
+)
+def test_a_report_ends_its_account_with_the_protocols_hint(
+    protocol: str, check_id: str, hint: str
+) -> None:
+    outcome = Outcome(check_id, "title", Status.FAILED, (Finding("found"),))
+    tool = ToolReport(subject(protocol=protocol), "word_count", (outcome,), seed=1)
+    report = format_failure(tool, outcome, Settings())
+    (line,) = [line for line in report.splitlines() if line.startswith("  hint:")]
+    assert hint in line
+    other = Outcome("result-json", "title", Status.FAILED, (Finding("found"),))
+    assert "hint:" not in format_failure(tool, other, Settings())

@@ -53,6 +53,9 @@ class AmplifierProtocol(ToolProtocol):
         )
     )
     call_snippet = "asyncio.run(tool.execute({input}))"
+    hints = {
+        "description-present": "the orchestrator reads the tool's description property",
+    }
     expects_async = True
 
     @classmethod

@@ -44,6 +44,11 @@ class AxioProtocol(ToolProtocol):
         strips_unknown_keys=True,
     )
     call_snippet = "asyncio.run(tool(**{input}))"
+    hints = {
+        "description-present": (
+            "axio's Tool takes the description from description=, else from the handler's docstring"
+        ),
+    }
     probes = {
         "guards": f"{_PROBES}:probe_guards",
         "crashing-guard": f"{_PROBES}:probe_guards",

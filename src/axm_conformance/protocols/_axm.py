@@ -48,6 +48,12 @@ class AXMProtocol(ToolProtocol):
         promises_determinism=True,
     )
     call_snippet = "tool.execute(**{input})"
+    hints = {
+        "invalid-input-handled": (
+            "decorate execute with axm_runtime.axm.validated: arguments that break the input "
+            "schema then get a failed result naming the field, and the body never runs"
+        ),
+    }
     call_style = "keywords"
 
     @classmethod

@@ -151,6 +151,9 @@ class ToolProtocol:
     call_snippet: ClassVar[str] = ""
     # The worker functions ("module:function") that make the probes' calls, by feed name.
     probes: ClassVar[dict[str, str]] = {}
+    # What to do about a finding of a check, by check id, as this protocol's tools do it: the
+    # report of a failure or a warning ends with it.
+    hints: ClassVar[dict[str, str]] = {}
     # The member an input reaches, whether it is awaited, and how the input reaches it.
     callable_name: ClassVar[str] = "execute"
     expects_async: ClassVar[bool] = False

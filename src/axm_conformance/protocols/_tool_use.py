@@ -24,6 +24,12 @@ class ToolUseProtocol(ToolProtocol):
     detection_order = 20
     policy = Policy(exception="domain", invalid="refuse")
     call_snippet = "tool.handler({input})"
+    hints = {
+        "description-present": (
+            "@tool takes the description from description=, else from the first paragraph of "
+            "the function's docstring"
+        ),
+    }
     callable_name = "handler"
 
     def __post_init__(self) -> None:
