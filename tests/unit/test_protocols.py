@@ -20,6 +20,7 @@ import zoo_amplifier
 import zoo_axio
 import zoo_axm
 import zoo_tool_use
+from axm_conformance._checks import CHECKS, Context
 from axm_conformance._feeds import FEEDS
 from axm_conformance._refs import clean_up, load
 from axm_conformance.protocols import (
@@ -636,3 +637,40 @@ class RunProtocol(ToolProtocol):
 class _Runs(_Keywords):
     def run(self, input: dict[str, Any]) -> Any:
         return input
+
+
+@pytest.mark.parametrize(
+    ("tool", "named", "says"),
+    [
+        (
+            zoo_tool_use.celsius_to_kelvin,
+            "axm",
+            "it lacks the `execute` of an AXM tool: it was loaded as AXM (by --axm-protocol or "
+            "its entry-point group), but it has the shape of a tool_use tool; certify it as one "
+            "with --axm-protocol=tool_use",
+        ),
+        (
+            zoo_axm.SlugTool(),
+            "axio",
+            "it lacks the `handler` of an axio tool: it was loaded as axio (by --axm-protocol or "
+            "its entry-point group), but it has the shape of an AXM tool; certify it as one with "
+            "--axm-protocol=axm, or publish it in axm.tools or axm.tribunal.tools",
+        ),
+    ],
+)
+def test_a_tool_named_as_another_protocols_says_which_it_looks_like(
+    tool: Any, named: str, says: str
+) -> None:
+    """A tool_use tool published under axm.tools is not described as an AXM tool without a
+    name and an execute: the one finding says what it is and how to certify it."""
+    described = protocol_for(tool, "entry-point:axm.tools:t", named).describe()
+    assert described.protocol == "unknown"
+    assert isinstance(described.name, str)  # read as the protocol it looks like reads it
+    (finding,) = CHECKS["protocol-shape"].findings(described, None, Context(settings=None))
+    assert finding.text.endswith(says)
+
+
+def test_a_tool_with_the_member_of_the_protocol_it_is_named_as_keeps_that_protocol() -> None:
+    """An AXM tool named as Amplifier has an execute: it is judged as Amplifier's, by
+    callable-shape and the rest, not re-detected."""
+    assert protocol_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool", "amplifier").name == "amplifier"

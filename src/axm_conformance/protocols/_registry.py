@@ -22,6 +22,7 @@ synchronous ``execute`` is an Amplifier tool that fails ``callable-shape``.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
@@ -110,27 +111,53 @@ def tool_from(ref: str, obj: Any, hint: str) -> Any:
 
 
 def protocol_for(obj: Any, ref: str, protocol: str = "auto") -> ToolProtocol:
-    """The protocol ``obj`` follows (the one named, or the detected one), wrapping it."""
-    return protocol_named(detect(obj) if protocol == "auto" else protocol)(obj, ref)
+    """The protocol ``obj`` follows (the one named, or the detected one), wrapping it.
+
+    An object named as one protocol's (by ``--axm-protocol`` or its entry-point group) that
+    lacks the member that protocol calls, and has another protocol's shape, matches no
+    protocol: its description says which one it looks like.
+    """
+    if protocol == "auto":
+        return protocol_named(detect(obj))(obj, ref)
+    chosen = protocol_named(protocol)(obj, ref)
+    if isinstance(read(chosen.obj, chosen.callable_name), Missing):
+        looks_like = detect(obj)
+        if looks_like not in ("unknown", protocol):
+            # Described as what it looks like is (a decorated function's entry, say).
+            shaped = protocol_named(looks_like)(obj, ref).obj
+            return UnknownProtocol(shaped, ref, loaded_as=protocol, looks_like=looks_like)
+    return chosen
 
 
+def _a(title: str) -> str:
+    """A protocol's title with its indefinite article."""
+    return f"{'an' if title[0] in 'AEIOUaeiou' else 'a'} {title}"
+
+
+@dataclass
 class UnknownProtocol(ToolProtocol):
-    """An object that matches no protocol: described, never called."""
+    """An object that matches no protocol: described, never called. ``loaded_as`` is the
+    protocol it was named as, when another one's shape (``looks_like``) is what it has."""
 
     name = "unknown"
     title = "unknown"
+    loaded_as: str = ""
+    looks_like: str = ""
 
     def describe(self) -> SubjectInfo:
         missing = []
         if isinstance(read(self.obj, "name"), Missing):
             missing.append("a `name`")
-        by_member: dict[str, list[str]] = {}
-        for protocol in registered().values():
-            by_member.setdefault(protocol.callable_name, []).append(protocol.title)
-        shapes = " or ".join(
-            f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items()
-        )
-        missing.append(f"a member an input reaches: {shapes}")
+        if self.looks_like:
+            missing.append(self._mistaken())
+        else:
+            by_member: dict[str, list[str]] = {}
+            for protocol in registered().values():
+                by_member.setdefault(protocol.callable_name, []).append(protocol.title)
+            shapes = " or ".join(
+                f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items()
+            )
+            missing.append(f"a member an input reaches: {shapes}")
         return self._info(
             variant=type(self.obj).__name__,
             input_schema=None,
@@ -146,6 +173,17 @@ class UnknownProtocol(ToolProtocol):
                 expects_async=False,
             ),
             missing=tuple(missing),
+        )
+
+    def _mistaken(self) -> str:
+        """What the object lacks as the protocol it was named as, and what it looks like."""
+        named, looks = protocol_named(self.loaded_as), protocol_named(self.looks_like)
+        where = ", or publish it in " + " or ".join(looks.entry_point_groups)
+        return (
+            f"the `{named.callable_name}` of {_a(named.title)} tool: it was loaded as "
+            f"{named.title} (by --axm-protocol or its entry-point group), but it has the shape "
+            f"of {_a(looks.title)} tool; certify it as one with --axm-protocol={looks.name}"
+            + (where if looks.entry_point_groups else "")
         )
 
     def call(self, input: Any) -> Any:
