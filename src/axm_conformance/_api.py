@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import pickle
 import re
 import sys
 from collections.abc import Iterable
@@ -10,7 +12,7 @@ from typing import Any
 
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
-from axm_conformance._refs import LoadError, load
+from axm_conformance._refs import PICKLE_PREFIX, LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, run_seed
 from axm_conformance._workers import WorkersAhead, inspect_tools
@@ -39,10 +41,12 @@ def load_tool(ref: str, protocol: str = "auto") -> Any:
 
 
 def ref_for(tool: Any) -> str:
-    """A ``module:attribute`` reference under which ``tool`` can be loaded again.
+    """A reference under which ``tool`` can be loaded again in a worker process.
 
-    Tools run in a worker process, which loads them by reference; an object is found by identity
-    among the module-level names of its defining module.
+    An object found by identity among the module-level names of its defining module is named
+    ``module:attribute``; any other (an instance made on the spot, say) travels pickled, as a
+    ``pickle:`` reference. What a worker cannot import (anything defined in ``__main__``) or
+    receive (an object pickle refuses) is a :class:`LoadError` that says so.
     """
     for module_name in {getattr(tool, "__module__", None), type(tool).__module__}:
         module = sys.modules.get(module_name or "")
@@ -51,10 +55,24 @@ def ref_for(tool: Any) -> str:
         for name, value in vars(module).items():
             if value is tool:
                 return f"{module_name}:{name}"
-    raise LoadError(
-        f"cannot find a module-level name for {tool!r}: the kit runs tools in a separate "
-        "process, which loads them by reference; pass 'module:attribute' instead"
-    )
+    if "__main__" in (getattr(tool, "__module__", None), type(tool).__module__):
+        raise LoadError(
+            f"{_shown(tool)} is defined in __main__ (a script or a notebook), which the kit's "
+            "worker process cannot import: define it in a module and pass 'module:attribute'"
+        )
+    try:
+        return PICKLE_PREFIX + base64.b64encode(pickle.dumps(tool)).decode("ascii")
+    except Exception as exc:
+        raise LoadError(
+            f"{_shown(tool)} cannot be sent to the kit's worker process: it has no module-level "
+            f"name, and pickling it raised {type(exc).__name__}: {exc}; define it at module "
+            "level and pass 'module:attribute'"
+        ) from None
+
+
+def _shown(tool: Any) -> str:
+    text = repr(tool)
+    return text if len(text) <= 80 else f"a {type(tool).__name__} object"
 
 
 def item_keys(subjects: Iterable[SubjectInfo]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Tool references: ``module:attr``, ``entry-point:GROUP[:NAME]``, and ``REF[KEY]`` for one item.
+"""Tool references: ``module:attr``, ``entry-point:GROUP[:NAME]``, and ``REF[KEY]`` for one item;
+``pickle:DATA`` for an object :func:`check_tool` was given that has no module-level name.
 
 A reference names one or many tools. Loading it gives ``(ref, object, protocol hint)`` triples in
 which every ``ref`` names exactly one tool, so that a worker process can load that tool alone and
@@ -9,9 +10,11 @@ happens in a worker.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import importlib
 import inspect
+import pickle
 import re
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -29,8 +32,9 @@ from axm_conformance.protocols import (
     tool_from,
 )
 
-__all__ = ["LoadError", "clean_up", "load"]
+__all__ = ["PICKLE_PREFIX", "LoadError", "clean_up", "load"]
 
+PICKLE_PREFIX = "pickle:"
 _ITEM = re.compile(r"^(?P<base>.*)\[(?P<key>[^\[\]]*)\]$")
 
 
@@ -51,6 +55,8 @@ def load(ref: str, run: Runner = asyncio.run, cleanups: Cleanups | None = None) 
         raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r}")
     if ref.startswith(ENTRY_POINT_PREFIX):
         return _load_entry_points(ref, run, cleanups)
+    if ref.startswith(PICKLE_PREFIX):
+        return _load_pickled(ref)
     return _load_attribute(ref)
 
 
@@ -92,6 +98,15 @@ def _load_attribute(ref: str) -> Loaded:
             obj = getattr(obj, part)
         except AttributeError:
             raise LoadError(f"{ref!r}: {module_name!r} has no attribute {attribute!r}") from None
+    return _expand(ref, obj, "auto")
+
+
+def _load_pickled(ref: str) -> Loaded:
+    """The object a ``pickle:`` reference carries: one the same user's kit sent its worker."""
+    try:
+        obj = pickle.loads(base64.b64decode(ref[len(PICKLE_PREFIX) :], validate=True))
+    except Exception as exc:
+        raise LoadError(f"a pickle: reference that does not load: {cause(exc)}") from None
     return _expand(ref, obj, "auto")
 
 

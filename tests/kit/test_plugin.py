@@ -5,11 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
-from axm_conformance import SettingsError, check_tool
+import zoo_axm
+from axm_conformance import LoadError, SettingsError, check_tool
 from axm_conformance._checks import CHECKS
 from tests.conftest import FIXTURES
 
@@ -249,6 +251,41 @@ def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-tool=zoo_axm:X")
     result.assert_outcomes(passed=1)
+
+
+def test_check_tool_takes_an_instance_and_says_what_it_cannot_send(tmp_path: Path) -> None:
+    """An instance made on the spot travels to the worker pickled; what cannot travel (an
+    object pickle refuses, a class defined in __main__) is a LoadError that says so."""
+    report = check_tool(zoo_axm.SlugTool(), examples=5, seed=1)
+    (tool,) = report.tools
+    assert tool.subject.ref.startswith("pickle:") and tool.subject.name == "make_slug"
+    assert tool.certified, [(o.check_id, o.messages) for o in tool.failed]
+    locked = zoo_axm.SlugTool()
+    locked.lock = threading.Lock()  # type: ignore[attr-defined]
+    with pytest.raises(LoadError, match=r"cannot be sent to the kit's worker process: .* pickl"):
+        check_tool(locked)
+    script = tmp_path / "script.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            from axm_conformance import LoadError, check_tool
+
+            class Echo:
+                name = "echo"
+                def execute(self, text: str):
+                    return text
+
+            try:
+                check_tool(Echo())
+            except LoadError as error:
+                print(error)
+            """
+        )
+    )
+    completed = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True
+    )
+    assert "is defined in __main__ (a script or a notebook)" in completed.stdout
 
 
 def test_the_engine_runs_without_pytest(tmp_path: Path) -> None:
