@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import axm_runtime.tool_use as tool_use
+from axm_runtime.examples.tool_use_tools import json_pointer_lookup
 from axm_runtime.tool_use import (
     SUPPORTED_KEYWORDS,
     ChainResult,
@@ -1069,3 +1070,16 @@ DIFFERENTIAL_SCHEMAS: list[dict[str, Any]] = [
 def test_agrees_with_python_jsonschema(schema: dict[str, Any], data: Any) -> None:
     expected = jsonschema.Draft202012Validator(schema).is_valid(data)
     assert validate_input(data, schema).valid is expected
+
+
+@pytest.mark.parametrize(
+    ("pointer", "found"),
+    [("/0", {"found": True, "value": "a"}), ("/1", {"found": True, "value": "b"})]
+    + [(f"/{token}", {"found": False}) for token in ("¹", "٣", "01", "-1", "2", " 1")],
+)
+def test_the_pointer_example_reads_array_indices_as_rfc_6901_writes_them(
+    pointer: str, found: dict[str, Any]
+) -> None:
+    """ASCII digits with no leading zero; "¹" is a digit to str.isdigit() that int() refuses."""
+    entry = json_pointer_lookup.tool_entry  # type: ignore[attr-defined]
+    assert entry.handler({"document": ["a", "b"], "pointer": pointer}) == found

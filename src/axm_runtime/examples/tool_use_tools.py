@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from axm_runtime.tool_use import tool
 
 __all__ = ["json_pointer_lookup", "temperature_convert"]
+
+# An array index in a JSON pointer (RFC 6901): ASCII digits, no leading zero. str.isdigit()
+# would also take "¹", which int() refuses.
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
 @tool(
@@ -32,7 +37,7 @@ def json_pointer_lookup(input_data: dict[str, Any]) -> dict[str, Any]:
         key = token.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and key in node:
             node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        elif isinstance(node, list) and _ARRAY_INDEX.fullmatch(key) and int(key) < len(node):
             node = node[int(key)]
         else:
             return {"found": False}
