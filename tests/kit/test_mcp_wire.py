@@ -13,6 +13,7 @@ import pytest
 from axm_conformance.protocols._mcp_wire import (
     CURRENT,
     LEGACY,
+    ServerGone,
     Session,
     WireError,
     connect,
@@ -116,6 +117,8 @@ def test_a_server_that_does_not_start_or_answer_is_a_wire_error(tmp_path: Path) 
     with pytest.raises(WireError, match=r"no answer to initialize within 0\.5 s"):
         connect(mute)
     mute.close(grace=0.1)
+    # Gone before the probe is written, or before it is read: either is said, with its status.
     dead = Session([sys.executable, "-c", "pass"], str(tmp_path), {}).start()
-    with pytest.raises(WireError, match=r"closed stdout during server/discover \(it exited"):
+    gone = r"the server closed (its stdin|stdout during server/discover) \(it exited with status 0"
+    with pytest.raises(ServerGone, match=gone):
         connect(dead)

@@ -58,7 +58,7 @@ class WireError(Exception):
 
 
 class ServerGone(WireError):
-    """The server closed its stdout: it exited, or will answer nothing more."""
+    """The server closed its stdin or stdout: it exited, or will answer nothing more."""
 
 
 @dataclass
@@ -117,7 +117,10 @@ class Session:
             self._process.stdin.write(data)
             self._process.stdin.flush()
         except (BrokenPipeError, ValueError):
-            raise WireError(f"the server closed its stdin{self._exit_note()}") from None
+            assert self._process is not None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(1.0)
+            raise ServerGone(f"the server closed its stdin{self._exit_note()}") from None
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
