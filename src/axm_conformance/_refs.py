@@ -32,7 +32,7 @@ from axm_conformance.protocols import (
     tool_from,
 )
 
-__all__ = ["PICKLE_PREFIX", "LoadError", "clean_up", "load"]
+__all__ = ["PICKLE_PREFIX", "LoadError", "clean_up", "import_attribute", "load"]
 
 PICKLE_PREFIX = "pickle:"
 _ITEM = re.compile(r"^(?P<base>.*)\[(?P<key>[^\[\]]*)\]$")
@@ -78,12 +78,19 @@ async def _called(cleanup: Callable[[], Any]) -> None:
 
 
 def _load_attribute(ref: str) -> Loaded:
+    usage = (
+        "a tool reference: use module:attribute (e.g. mypkg.tools:WordCountTool) or "
+        "entry-point:GROUP[:NAME]"
+    )
+    return _expand(ref, import_attribute(ref, usage), "auto")
+
+
+def import_attribute(ref: str, usage: str) -> Any:
+    """The object a ``module:attribute`` reference names (``module:Class.method`` too). Raises
+    :class:`LoadError` with a one-line message; ``usage`` says what ``ref`` should have been."""
     module_name, colon, attribute = ref.partition(":")
     if not colon or not module_name or not attribute:
-        raise LoadError(
-            f"{ref!r} is not a tool reference: use module:attribute (e.g. "
-            "mypkg.tools:WordCountTool) or entry-point:GROUP[:NAME]"
-        )
+        raise LoadError(f"{ref!r} is not {usage}")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -98,7 +105,7 @@ def _load_attribute(ref: str) -> Loaded:
             obj = getattr(obj, part)
         except AttributeError:
             raise LoadError(f"{ref!r}: {module_name!r} has no attribute {attribute!r}") from None
-    return _expand(ref, obj, "auto")
+    return obj
 
 
 def _load_pickled(ref: str) -> Loaded:

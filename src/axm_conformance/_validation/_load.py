@@ -8,12 +8,12 @@ three forms: a `bool`, an object with a boolean ``.valid`` attribute (such as
 from __future__ import annotations
 
 import copy
-import importlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from axm_conformance._refs import LoadError
+from axm_conformance._refs import LoadError, import_attribute
+from axm_conformance.protocols import cause
 
 ValidatorFn = Callable[[Any, Any], Any]
 ValidatorLike = str | ValidatorFn
@@ -26,22 +26,7 @@ def load_validator(ref: str) -> ValidatorFn:
     Raises `LoadError` with a one-line message when the module or attribute cannot be loaded or
     is not callable.
     """
-    module_name, colon, attribute = ref.partition(":")
-    if not colon or not module_name or not attribute:
-        raise LoadError(f"{ref!r} is not a validator reference: use module:function")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise LoadError(f"{ref!r}: no module named {exc.name!r}") from None
-        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_one_line(exc)}") from None
-    except Exception as exc:
-        raise LoadError(f"{ref!r}: importing {module_name!r} raised {_one_line(exc)}") from None
-    for part in attribute.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise LoadError(f"{ref!r}: {module_name!r} has no attribute {attribute!r}") from None
+    obj = import_attribute(ref, "a validator reference: use module:function")
     if not callable(obj):
         raise LoadError(f"{ref!r} is {type(obj).__name__}, not a function (data, schema)")
     function: ValidatorFn = obj
@@ -59,13 +44,10 @@ def load_keywords(spec: str) -> frozenset[str] | None:
     if spec in ("", "all"):
         return None
     if ":" in spec and not spec.startswith("$"):
-        module_name, _, attribute = spec.partition(":")
         try:
-            value: Any = importlib.import_module(module_name)
-            for part in attribute.split("."):
-                value = getattr(value, part)
-        except Exception as exc:
-            raise LoadError(f"{spec!r}: cannot load the keywords: {_one_line(exc)}") from None
+            value = import_attribute(spec, "a keywords reference: use module:attribute")
+        except LoadError as exc:
+            raise LoadError(f"cannot load the keywords: {exc}") from None
         if isinstance(value, str) or not isinstance(value, Iterable):
             raise LoadError(f"{spec!r} is {type(value).__name__}, not a collection of keywords")
         return frozenset(str(name) for name in value)
@@ -104,11 +86,6 @@ def resolve(validator: ValidatorLike) -> tuple[str, ValidatorFn]:
     return repr(validator), validator
 
 
-def _one_line(exc: BaseException) -> str:
-    lines = f"{type(exc).__name__}: {exc}".splitlines()
-    return lines[0] if lines else type(exc).__name__
-
-
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
@@ -123,7 +100,7 @@ def judge(function: ValidatorFn, data: Any, schema: Any) -> bool | str:
     try:
         return verdict(function, copy.deepcopy(data), copy.deepcopy(schema))
     except Exception as exc:
-        return _one_line(exc)
+        return cause(exc)
 
 
 def as_claim(keywords: Iterable[str] | None) -> frozenset[str] | None:
