@@ -1,9 +1,9 @@
 """pytest entry point of axm-conformance.
 
 Kept outside the package, like Hypothesis' plugin, so that pytest can load it without importing
-the kit: it only declares the options (from the kit's one table of them, which imports nothing
-else). Nothing else is imported unless ``--axm-conformance`` (or the ``axm_conformance`` ini
-setting) turns the kit on.
+the kit: it declares the options (from the kit's one table of them, which imports nothing else)
+and reads the switch that turns the kit on. Nothing else is imported unless ``--axm-conformance``
+(or the ``axm_conformance`` ini setting) turns the kit on.
 """
 
 from __future__ import annotations
@@ -39,17 +39,10 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_configure(config: Any) -> None:
-    enabled = config.getoption(CONFORMANCE.ini)
-    if enabled is None:
-        import pytest  # loaded already: pytest is running this
+    # Reading a switch needs pytest's own types, and pytest is running this: no cost.
+    from axm_conformance._pytest_shared import flag
 
-        try:
-            enabled = config.getini(CONFORMANCE.ini)
-        except (ValueError, pytest.UsageError) as exc:
-            raise pytest.UsageError(
-                f"the {CONFORMANCE.ini} ini setting: {exc}; use true or false"
-            ) from None
-    if not enabled:
+    if not flag(config, CONFORMANCE.ini):
         return
     from axm_conformance._pytest import register
 

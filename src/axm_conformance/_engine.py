@@ -45,7 +45,7 @@ from axm_conformance._observation import (
     SubjectInfo,
     canonical_json,
 )
-from axm_conformance._outcomes import Evidence, Finding, Severity, Status
+from axm_conformance._outcomes import Evidence, Finding, Severity, Status, not_run, note
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
@@ -505,11 +505,11 @@ def certify(
     outcomes: dict[str, Outcome] = {}
     per_call: list[Check] = []
     refusal = settings.refusal(subject.effects)
-    refused = None if refusal is None else Finding(refusal, Severity.NOT_RUN)
+    refused = None if refusal is None else not_run(refusal)
     for check in chosen:
         exempt = settings.exemption(check.opt_out, subject.name)
         reason = (
-            Finding(f"exempt by the axm_{check.opt_out} setting: {exempt}", Severity.NOTE)
+            note(f"exempt by the axm_{check.opt_out} setting: {exempt}")
             if exempt is not None
             else check.skip_reason(subject)
         )
@@ -593,7 +593,7 @@ def _fuzz(
                         session.confirm(run)
                     session.save(run)
         except _NotRunnable as exc:
-            message = Finding(f"not run: {exc}", Severity.NOT_RUN)
+            message = not_run(f"not run: {exc}")
             return {
                 run.check.id: Outcome(run.check.id, run.check.title, Status.ERROR, (message,))
                 for run in runs
@@ -690,7 +690,7 @@ def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
             check.id,
             check.title,
             Status.ERROR,
-            (Finding(budget, Severity.NOT_RUN),),
+            (not_run(budget),),
             examples=run.examples,
             duration=duration,
         )
@@ -763,15 +763,13 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
     if not reason and culprits:
         reason = f"not run: {why}; see {', '.join(culprits)}"
     if reason:
-        return Outcome(
-            check.id, check.title, Status.NOT_RUN, (Finding(reason, Severity.NOT_RUN),), examples=0
-        )
+        return Outcome(check.id, check.title, Status.NOT_RUN, (not_run(reason),), examples=0)
     inconclusive = f"inconclusive: {why}{_errors(session, check.feed)}. {_REACH_HINT}"
     return Outcome(
         check.id,
         check.title,
         Status.INCONCLUSIVE,
-        (Finding(inconclusive, Severity.NOT_RUN),),
+        (not_run(inconclusive),),
         examples=0,
         duration=duration,
     )

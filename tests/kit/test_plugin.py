@@ -244,9 +244,10 @@ def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
             "    heavy = {'jsonschema', 'hypothesis_jsonschema', 'pydantic'}\n"
             "    assert not heavy & set(sys.modules)\n"
             "    kit = {name for name in sys.modules if name.startswith('axm_')}\n"
-            "    # The table of options, which the plugin declares, and nothing else.\n"
+            "    # The table of options, which the plugin declares, and how it reads a switch.\n"
             "    assert kit <= {'axm_conformance', 'axm_conformance._version',\n"
-            "                   'axm_conformance._options'}, kit\n"
+            "                   'axm_conformance._options',\n"
+            "                   'axm_conformance._pytest_shared'}, kit\n"
         )
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-tool=zoo_axm:X")

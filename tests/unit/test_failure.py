@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from axm_conformance._certificate import item_record
+from axm_conformance._certificate import RecordError, certificate, item_record
 from axm_conformance._failure import elided, format_failure
 from axm_conformance._outcomes import Evidence, Finding, Status
 from axm_conformance._report import Outcome, ToolReport
@@ -74,3 +74,13 @@ def test_a_report_ends_its_account_with_the_protocols_hint(
     assert hint in line
     other = Outcome("result-json", "title", Status.FAILED, (Finding("found"),))
     assert "hint:" not in format_failure(tool, other, Settings())
+
+
+def test_a_record_of_another_version_is_not_assembled() -> None:
+    """Records cross pytest-xdist's channel: one written by another version of the kit is
+    refused, with a line that says why, rather than misread."""
+    tool, outcome = failed_on_a_long_input()
+    record = item_record(tool, outcome, Settings())
+    assert certificate([record], Settings(), seed=1)["summary"]["failed"] == 1
+    with pytest.raises(RecordError, match="every process of a run must use the same version"):
+        certificate([{**record, "version": 1}], Settings(), seed=1)

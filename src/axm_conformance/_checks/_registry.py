@@ -20,7 +20,7 @@ from jsonschema.validators import validator_for
 
 from axm_conformance._feeds import VALID, Feed
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
-from axm_conformance._outcomes import Finding, Severity
+from axm_conformance._outcomes import Finding, Severity, note
 from axm_conformance.protocols import CAPABILITIES
 
 __all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
@@ -88,13 +88,12 @@ class Check:
         when it could not run."""
         for capability in self.requires:
             if not subject.offers(capability):
-                return Finding(
+                return note(
                     f"the {subject.protocol_title} protocol does not offer "
-                    f"{CAPABILITIES[capability]} ({capability})",
-                    Severity.NOTE,
+                    f"{CAPABILITIES[capability]} ({capability})"
                 )
         reason = self.applies(subject)
-        return Finding(reason, Severity.NOTE) if isinstance(reason, str) else reason
+        return note(reason) if isinstance(reason, str) else reason
 
     def findings(
         self, subject: SubjectInfo, call: Call | None, context: Context
