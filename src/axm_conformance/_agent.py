@@ -29,7 +29,13 @@ from axm_conformance._observation import Observation, SubjectInfo, first_differe
 from axm_conformance._refs import clean_up, load
 from axm_conformance._sideeffects import Watch
 from axm_conformance._toolstate import ToolState
-from axm_conformance.protocols import Cleanups, ToolProtocol, protocol_for
+from axm_conformance.protocols import (
+    CallCrashed,
+    Cleanups,
+    LoadOptions,
+    ToolProtocol,
+    protocol_for,
+)
 
 __all__ = ["close_tool", "describe_all", "invoke", "open_tool", "open_tools"]
 
@@ -80,12 +86,13 @@ def _protocol(option: str, hint: str) -> str:
 
 
 def open_tools(
-    refs: list[str], protocol: str, size_limit: int
+    refs: list[str], protocol: str, size_limit: int, options: LoadOptions | None = None
 ) -> ToolState[ToolProtocol] | list[SubjectInfo]:
     """Setup of the inspecting worker: load every tool the references name.
 
     When they name exactly one, the state is that tool, ready to be called: the worker that
-    inspected it can go on to certify it. Otherwise the state is their descriptions.
+    inspected it can go on to certify it. Otherwise the state is their descriptions. ``options``
+    are for the references a protocol loads itself (an MCP server's start).
     """
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
@@ -93,13 +100,15 @@ def open_tools(
     protocols = [
         protocol_for(obj, sub_ref, _protocol(protocol, hint))
         for ref in refs
-        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups)
+        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups, options)
     ]
     if len(protocols) == 1:
         return ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
+    # Described before the cleanups: a tool of a server is described while its server runs.
+    described = [_described(protocol) for protocol in protocols]
     clean_up(cleanups, loop.run_until_complete)
     loop.close()
-    return [_described(protocol) for protocol in protocols]
+    return described
 
 
 def describe_all(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> list[SubjectInfo]:
@@ -113,9 +122,11 @@ def _described(protocol: ToolProtocol) -> SubjectInfo:
     return dataclasses.replace(info, distribution=_distribution(protocol.obj), literals=literals)
 
 
-def open_tool(ref: str, protocol: str, size_limit: int) -> ToolState[ToolProtocol]:
+def open_tool(
+    ref: str, protocol: str, size_limit: int, options: LoadOptions | None = None
+) -> ToolState[ToolProtocol]:
     """Load exactly one tool; the worker keeps the result as its state."""
-    state = open_tools([ref], protocol, size_limit)
+    state = open_tools([ref], protocol, size_limit, options)
     if not isinstance(state, ToolState):
         raise ValueError(f"{ref!r} names {len(state)} tools, not one")
     return state
@@ -156,6 +167,7 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
             return Observation(status="rejected", rejected_because=refusal)
     if state.files is None:
         state.files = FileWatch(project_roots())
+    protocol.prepare()
     watch = Watch(state)
     protocol.handler_called = None
     started = time.perf_counter()
@@ -163,6 +175,14 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
         value = protocol.call_invalid(input) if invalid else protocol.call(input)
         if inspect.isawaitable(value):
             value = state.loop.run_until_complete(asyncio.ensure_future(value, loop=state.loop))
+    except CallCrashed as exc:
+        observation = Observation(
+            status="crashed",
+            crash_kind="exited",
+            crash_detail=str(exc),
+            duration=time.perf_counter() - started,
+        )
+        return _with_side_effects(observation, watch.changes())
     except BaseException as exc:
         duration = time.perf_counter() - started
         # The tool's frames keep its locals (a memory bomb's hoard) alive: free them first.

@@ -21,6 +21,8 @@ from axm_conformance.protocols import protocol_for
 __all__ = ["LoadError", "check_tool", "import_engine", "item_keys", "load_tool", "ref_for"]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+# The key of a tool server as a whole: its checks are the items SERVER::CHECK.
+SERVER_KEY = "SERVER"
 
 
 def load_tool(ref: str, protocol: str = "auto") -> Any:
@@ -76,11 +78,12 @@ def _shown(tool: Any) -> str:
 
 
 def item_keys(subjects: Iterable[SubjectInfo]) -> list[str]:
-    """A short, unique, readable key per tool: its name when plain, else its reference."""
+    """A short, unique, readable key per tool: its name when plain, else its reference; a
+    server as a whole is SERVER (SERVER#2 for a second one)."""
     keys: list[str] = []
     for subject in subjects:
         plain = subject.name_type == "str" and _PLAIN_KEY.match(subject.name)
-        key = subject.name if plain else subject.ref
+        key = SERVER_KEY if subject.kind == "server" else subject.name if plain else subject.ref
         candidate, count = key, 1
         while candidate in keys:
             count += 1

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from axm_conformance._checks import CHECKS
+from axm_conformance._checks import checks_for
 from axm_conformance._failure import format_failure
 from axm_conformance._observation import canonical_json
 from axm_conformance._outcomes import Status, verdict
@@ -79,6 +79,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "ref": subject.ref,
             "name": subject.name,
             "protocol": subject.protocol,
+            "kind": subject.kind,
             "distribution": (
                 {"name": distribution[0], "version": distribution[1]} if distribution else None
             ),
@@ -123,7 +124,8 @@ def certificate(
     for key in sorted(tools):
         tool = tools[key]
         checks = sorted(tool.pop("checks").values(), key=lambda check: check["id"])
-        judged = verdict(((check["id"], check["outcome"]) for check in checks), CHECKS)
+        registered = [check.id for check in checks_for(tool.get("kind", "tool"))]
+        judged = verdict(((check["id"], check["outcome"]) for check in checks), registered)
         tool["verdict"] = judged.verdict
         tool["certified"] = judged.certified
         tool["partial"] = judged.partial

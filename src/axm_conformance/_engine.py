@@ -29,7 +29,7 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
-from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._checks import Check, Context, checks_for
 from axm_conformance._feeds import (
     CONCURRENCY,
     CRASHING_GUARD,
@@ -180,6 +180,8 @@ class _Session:
             )
         if outcome.crash is None:
             if isinstance(outcome.value, Observation):
+                if outcome.value.status == "crashed":  # a server that died, out of process
+                    self.crashes[feed] = self.crashes.get(feed, 0) + 1
                 return outcome.value, None
             return Observation(status="returned"), outcome.value
         self.crashes[feed] = self.crashes.get(feed, 0) + 1
@@ -500,7 +502,7 @@ def certify(
     """
     if seed is None:
         seed = derived_seed(key, canonical_json(subject.input_schema))
-    chosen = [CHECKS[check_id] for check_id in (check_ids or settings.checks or CHECKS)]
+    chosen = checks_for(subject.kind, check_ids or settings.checks)
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
     per_call: list[Check] = []

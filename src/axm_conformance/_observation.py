@@ -22,6 +22,7 @@ __all__ = [
     "Policy",
     "ResultFacts",
     "ResultModel",
+    "ServerFacts",
     "SubjectInfo",
     "canonical_json",
     "first_difference",
@@ -80,11 +81,23 @@ class ResultModel:
     """The result a protocol's tools return: ``returns`` names the contract ("tool-result", "str"
     for a str or a list of content blocks, "json" for any JSON value); ``fields`` the fields of
     a tool-result with the type names each may have (() for any JSON); ``structured_field`` the
-    field an output schema describes ("" for the value itself)."""
+    field an output schema describes ("" for the value itself); ``success`` the field that tells
+    a success from a failure, and its value, taken as well when the field is absent, on success
+    (``("success", True)``; MCP's is ``("isError", False)``); ``error_type`` the type name of an
+    answer that is an error instead of a result (MCP's JSON-RPC error response), if any."""
 
     returns: Literal["tool-result", "str", "json"]
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     structured_field: str = ""
+    success: tuple[str, Any] = ("success", True)
+    error_type: str = ""
+
+    def succeeded(self, result: ResultFacts) -> bool:
+        """Whether a result reports a success."""
+        if self.error_type and result.type_name == self.error_type:
+            return False
+        name, value = self.success
+        return result.fields.get(name, value) is value
 
 
 @dataclass(frozen=True)
@@ -100,16 +113,59 @@ class Policy:
     into an error the model sees, when something does; ``invalid_absorber`` what keeps an input
     that breaks the schema from the tool. ``promises_determinism``: the protocol says the same
     input gives the same result. ``strips_unknown_keys``: the runtime drops keys the callable
-    does not take before calling it.
+    does not take before calling it. ``name_rule`` is the protocol's own rule for tool names (a
+    regex), where it has one: a name that breaks it fails, and one that keeps it but not the
+    portable pattern of the ``name_pattern`` setting is a warning. Where the description is
+    not ``description_required`` (the protocol's documents make it optional), a tool without
+    one is a warning. ``no_determinism`` says why the protocol's tools are not judged for
+    determinism at all ("" when they are).
+
+    An invalid input answered "json-rpc" is answered with a failed result or the JSON-RPC error
+    "invalid params" (-32602).
     """
 
     exception: Literal["result", "domain", "wrapped"] = "result"
     allowed_exceptions: tuple[str, ...] = ()
-    invalid: Literal["result", "raise", "refuse"] = "result"
+    invalid: Literal["result", "raise", "refuse", "json-rpc"] = "result"
     exception_absorber: str = ""
     invalid_absorber: str = ""
     promises_determinism: bool = False
     strips_unknown_keys: bool = False
+    name_rule: str = ""
+    description_required: bool = True
+    no_determinism: str = ""
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    """A tool server as a whole, seen in a session of its own: how it answered the handshake,
+    what it listed, what it wrote, and how it ended when its input closed.
+
+    ``started`` is "" when the handshake succeeded, else why it did not. ``listings`` holds the
+    tool names of each complete listing (two, when both completed), ``listing_error`` why one
+    did not. ``strays`` are the lines of stdout that are not JSON-RPC messages, and
+    ``message_errors`` where a message breaks the official schema of its version. ``exited``
+    says whether the server exited within ``exit_grace`` seconds of its input closing (None when
+    it never started), ``leftovers`` the processes it left running.
+    """
+
+    command: tuple[str, ...]
+    started: str
+    version: str = ""
+    probe: str = ""
+    seconds: float = 0.0
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    server_info: dict[str, Any] = field(default_factory=dict)
+    listings: tuple[tuple[str, ...], ...] = ()
+    pages: tuple[int, ...] = ()
+    listing_error: str = ""
+    strays: tuple[str, ...] = ()
+    message_errors: tuple[str, ...] = ()
+    exit_grace: float = 2.0
+    exited: bool | None = None
+    exit_status: int | None = None
+    leftovers: tuple[str, ...] = ()
+    stderr_tail: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +209,15 @@ class SubjectInfo:
     # References whose tool the protocol's runtime loads instead of this one when both are
     # published under the same name (axm prefers axm.tribunal.tools to axm.tools).
     shadowed_by: tuple[str, ...] = ()
+    # What the tool declares about its behaviour (MCP's annotations: readOnlyHint, ...).
+    annotations: dict[str, Any] = field(default_factory=dict)
+    # Set for a tool server as a whole (MCP's): the subject of the server-level checks.
+    server: ServerFacts | None = None
+
+    @property
+    def kind(self) -> Literal["tool", "server"]:
+        """What the subject is: one tool, or a server of tools."""
+        return "tool" if self.server is None else "server"
 
     def offers(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -195,7 +260,8 @@ class ResultFacts:
     content blocks, rendered as their fields, :data:`CONTENT_BLOCKS`). ``problems`` lists
     every place the payload is not strict JSON. ``size`` is the payload's serialised size in bytes;
     when it is over the limit, ``truncated`` is set, the rendering is cut, and ``size`` is only
-    a lower bound.
+    a lower bound. ``wire_errors`` says where a result that came over a wire broke its
+    protocol's message format (the official schema, stray output), one sentence each.
     """
 
     type_name: str
@@ -207,6 +273,7 @@ class ResultFacts:
     size: int
     truncated: bool
     fingerprint: str
+    wire_errors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONFORMANCE", "NONDETERMINISTIC_HELP", "OPTIONS", "Option", "option_arguments"]
+__all__ = [
+    "CONFORMANCE",
+    "NONDETERMINISTIC_HELP",
+    "OPTIONS",
+    "Option",
+    "option_arguments",
+    "parse_assignments",
+]
 
 
 @dataclass(frozen=True)
@@ -30,19 +37,34 @@ class Option:
     help: str
     metavar: str = ""
     setting: str = ""
-    parse: Callable[[str], Any] = str
+    parse: Callable[[Any], Any] = str  # the text, or the list of texts if repeatable
     expected: str = ""
     switch: bool = False
     repeatable: bool = False
     reproduces: bool = False
     path: bool = False  # a file or directory, relative to where it was given
+    unparse: Callable[[Any], str] = str  # a value (an item, if repeatable) as its text
 
-    def spelled(self, value: Any) -> str:
-        """The option with ``value``, as a command line gives it."""
+    def spelled(self, value: Any) -> list[str]:
+        """The option with ``value``, as a command line gives it (once per item of a
+        repeatable setting, each item rendered as ``unparse`` renders it)."""
         if self.switch:
-            return self.flag
+            return [self.flag]
+        if self.repeatable:
+            return [f"{self.flag}={self.unparse(item)}" for item in value]
         # A memory limit of None (no limit) is given as 0.
-        return f"{self.flag}={0 if value is None else value}"
+        return [f"{self.flag}={0 if value is None else self.unparse(value)}"]
+
+
+def parse_assignments(lines: list[str]) -> tuple[tuple[str, str], ...]:
+    """``NAME=VALUE`` lines as (name, value) pairs; ValueError naming a line that is not one."""
+    pairs = []
+    for line in lines:
+        name, equals, value = line.partition("=")
+        if not equals or not name.strip() or not name.strip().isidentifier():
+            raise ValueError(f"{line!r} is not NAME=VALUE")
+        pairs.append((name.strip(), value))
+    return tuple(pairs)
 
 
 CONFORMANCE = Option(
@@ -156,6 +178,19 @@ OPTIONS: tuple[Option, ...] = (
         path=True,
     ),
     Option(
+        "--axm-mcp-env",
+        "axm_mcp_env",
+        "NAME=VALUE: a variable an MCP server's environment gets, which otherwise holds only "
+        "PATH, LANG and the throw-away HOME. Repeatable (one per line in the ini).",
+        metavar="NAME=VALUE",
+        setting="mcp_env",
+        parse=parse_assignments,
+        expected="NAME=VALUE",
+        repeatable=True,
+        reproduces=True,
+        unparse=lambda pair: f"{pair[0]}={pair[1]}",
+    ),
+    Option(
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",
@@ -259,7 +294,8 @@ def option_arguments(settings: Any) -> list[str]:
     what the run finds (for a reproduction command)."""
     changed = settings.non_defaults()
     return [
-        option.spelled(changed[option.setting])
+        spelling
         for option in OPTIONS
         if option.reproduces and option.setting in changed
+        for spelling in option.spelled(changed[option.setting])
     ]

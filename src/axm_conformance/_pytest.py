@@ -32,7 +32,7 @@ from axm_conformance._certificate import (
     verdict_line,
     write_json,
 )
-from axm_conformance._checks import CHECKS, Check
+from axm_conformance._checks import CHECKS, Check, checks_for
 from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
@@ -78,8 +78,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
             continue
         try:
             values[option.setting] = option.parse(raw)
-        except ValueError:
-            raise pytest.UsageError(f"{where}: {raw!r} is not {option.expected}") from None
+        except ValueError as exc:
+            wrong = exc if option.repeatable else f"{raw!r} is not {option.expected}"
+            raise pytest.UsageError(f"{where}: {wrong}") from None
         origin[option.setting] = where
     checks, where = read_setting(config, "axm_checks")
     if checks:
@@ -299,7 +300,6 @@ class ConformancePlugin:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        checks = [CHECKS[check_id] for check_id in self.settings.checks or CHECKS]
         collected: list[pytest.Item] = [
             ConformanceItem.from_parent(
                 session,
@@ -311,7 +311,7 @@ class ConformancePlugin:
                 check=check,
             )
             for subject, key in zip(self.subjects, self.keys, strict=True)
-            for check in checks
+            for check in checks_for(subject.kind, self.settings.checks)
         ]
         add_items(config, items, collected)
 

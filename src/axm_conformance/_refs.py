@@ -1,5 +1,6 @@
 """Tool references: ``module:attr``, ``entry-point:GROUP[:NAME]``, and ``REF[KEY]`` for one item;
-``pickle:DATA`` for an object :func:`check_tool` was given that has no module-level name.
+``pickle:DATA`` for an object :func:`check_tool` was given that has no module-level name; and the
+forms a protocol loads itself, by their prefix (``mcp:COMMAND``).
 
 A reference names one or many tools. Loading it gives ``(ref, object, protocol hint)`` triples in
 which every ``ref`` names exactly one tool, so that a worker process can load that tool alone and
@@ -25,10 +26,12 @@ from axm_conformance.protocols import (
     Cleanups,
     Loaded,
     LoadError,
+    LoadOptions,
     Runner,
     cause,
     entry_point_groups,
     protocol_named,
+    protocol_of_ref,
     tool_from,
 )
 
@@ -38,21 +41,31 @@ PICKLE_PREFIX = "pickle:"
 _ITEM = re.compile(r"^(?P<base>.*)\[(?P<key>[^\[\]]*)\]$")
 
 
-def load(ref: str, run: Runner = asyncio.run, cleanups: Cleanups | None = None) -> Loaded:
+def load(
+    ref: str,
+    run: Runner = asyncio.run,
+    cleanups: Cleanups | None = None,
+    options: LoadOptions | None = None,
+) -> Loaded:
     """Load every tool ``ref`` names. Raises :class:`LoadError` with a one-line message.
 
     ``run`` runs a coroutine to completion (an Amplifier module's ``mount``): the worker passes
-    the event loop the tool will be called on, since tools may bind resources to it. The
-    cleanups of the Amplifier modules mounted are added to ``cleanups`` (see :func:`clean_up`).
+    the event loop the tool will be called on, since tools may bind resources to it. What
+    loading leaves to be done (an Amplifier module's cleanups, a server to stop) is added to
+    ``cleanups`` (see :func:`clean_up`). ``options`` are for the references a protocol loads
+    itself.
     """
     item = _ITEM.match(ref)
     if item:
-        loaded = load(item["base"], run, cleanups)
+        loaded = load(item["base"], run, cleanups, options)
         key = item["key"]
         for sub_ref, obj, hint in loaded:
             if sub_ref == ref:
                 return [(sub_ref, obj, hint)]
         raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r}")
+    own = protocol_of_ref(ref)
+    if own is not None:
+        return own.load_ref(ref, options or LoadOptions(), cleanups)
     if ref.startswith(ENTRY_POINT_PREFIX):
         return _load_entry_points(ref, run, cleanups)
     if ref.startswith(PICKLE_PREFIX):

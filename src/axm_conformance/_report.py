@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance._certificate import certificate, item_record
-from axm_conformance._checks import CHECKS
+from axm_conformance._checks import checks_for
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Evidence, Finding, Status, Verdict, verdict
 from axm_conformance._settings import Settings
@@ -75,7 +75,8 @@ class ToolReport:
 
     @property
     def verdict(self) -> Verdict:
-        return verdict(((o.check_id, o.status) for o in self.outcomes), CHECKS)
+        registered = [check.id for check in checks_for(self.subject.kind)]
+        return verdict(((o.check_id, o.status) for o in self.outcomes), registered)
 
     @property
     def certified(self) -> bool:

@@ -44,7 +44,7 @@ class Settings:
     (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
     copied into the worker's working directory before it starts, ``allow_root`` to call tools
     that declare write or execute access as root, ``sys_path`` entries the worker imports tools
-    from.
+    from, ``mcp_env`` (name, value) pairs an MCP server's environment gets.
     """
 
     examples: int = 100
@@ -62,6 +62,7 @@ class Settings:
     worker_files: str | None = None
     allow_root: bool = False
     sys_path: tuple[str, ...] = ()
+    mcp_env: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
@@ -114,6 +115,15 @@ class Settings:
                 raise SettingsError(
                     "nondeterministic",
                     f"nondeterministic entries are (tool name, reason) pairs, not {entry!r}",
+                )
+        for entry in self.mcp_env:
+            if not (
+                len(entry) == 2
+                and all(isinstance(part, str) for part in entry)
+                and entry[0].isidentifier()
+            ):
+                raise SettingsError(
+                    "mcp_env", f"mcp_env entries are (name, value) pairs, not {entry!r}"
                 )
         from axm_conformance._checks import CHECKS
 

@@ -12,7 +12,7 @@ import signal
 import time
 from collections.abc import Mapping
 
-__all__ = ["TOKEN_VARIABLE", "kill_strays"]
+__all__ = ["TOKEN_VARIABLE", "kill_strays", "live_descendants"]
 
 # Every process the worker starts inherits this variable, whose value is unique to the worker.
 TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
@@ -74,6 +74,25 @@ def _stat_fields(pid: int) -> list[bytes]:
     except OSError:
         return []
     return stat[stat.rfind(b")") + 2 :].split()
+
+
+def live_descendants(root: int) -> dict[int, str]:
+    """The live processes descending from ``root`` (zombies excluded), each with its command
+    line: what a process left running (orphans are reparented to a subreaper ``root``)."""
+    parents: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            fields = _stat_fields(int(entry)) if entry.isdigit() else []
+            if len(fields) >= 2 and fields[0] not in _DEAD:
+                parents[int(entry)] = int(fields[1])
+    found: dict[int, str] = {}
+    for pid in sorted(_descendants(root, parents)):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                found[pid] = file.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except OSError:
+            continue  # gone meanwhile
+    return found
 
 
 def _members(leader: int, token: str) -> list[int]:

@@ -12,11 +12,15 @@ from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings, SettingsError
 from axm_conformance._worker import Outcome, Worker, WorkerConfig, fork_server
+from axm_conformance.protocols import LoadOptions, protocol_of_ref
 
 __all__ = ["WorkersAhead", "inspect_tools", "tool_worker"]
 
 # Loading imports the tool's package, which can be slow; it still must not hang a run.
 _LOAD_TIMEOUT = 120.0
+# A server answers its handshake within --axm-timeout, or this when it is larger: starting an
+# interpreter and importing an SDK takes seconds on a busy machine.
+_SERVER_START = 10.0
 # What a tool's worker runs at start.
 _OPEN_TOOL = "axm_conformance._agent:open_tool"
 # What a fork server imports for its workers: the kit's worker side and its reference runtime
@@ -101,15 +105,24 @@ def _worker_config(
     setup_timeout: float | None = None,
     forks: ForkServer | None = None,
 ) -> WorkerConfig:
-    """A worker as the settings ask for, whose setup loads the tools ``refs`` names."""
+    """A worker as the settings ask for, whose setup loads the tools ``refs`` names.
+
+    A worker that starts servers has no address-space limit: a server inherits it, and the
+    runtimes of Node, Go and the JVM reserve more address space at start than they ever use.
+    """
+    serves = any(
+        protocol is not None and "in-process" not in protocol.capabilities
+        for protocol in map(protocol_of_ref, [refs] if isinstance(refs, str) else refs)
+    )
+    options = LoadOptions(max(settings.timeout, _SERVER_START), dict(settings.mcp_env))
     return WorkerConfig(
         timeout=settings.timeout,
         sys_path=settings.sys_path,
-        memory_limit=settings.memory_limit,
+        memory_limit=None if serves else settings.memory_limit,
         user=settings.worker_user,
         files=settings.worker_files,
         setup=setup,
-        setup_args=(refs, settings.protocol, settings.max_result_bytes),
+        setup_args=(refs, settings.protocol, settings.max_result_bytes, options),
         setup_timeout=setup_timeout,
         teardown="axm_conformance._agent:close_tool",
         fork_server=forks,
@@ -140,9 +153,14 @@ class WorkersAhead:
     def plan(self, order: Sequence[SubjectInfo]) -> None:
         """The order in which the tools will be certified; the first one's worker starts.
 
-        A tool this run refuses to call (:meth:`Settings.refusal`) gets no worker.
+        A tool this run refuses to call (:meth:`Settings.refusal`) gets no worker, nor does a
+        server as a whole (its checks make no call).
         """
-        order = [subject for subject in order if self.settings.refusal(subject.effects) is None]
+        order = [
+            subject
+            for subject in order
+            if subject.kind == "tool" and self.settings.refusal(subject.effects) is None
+        ]
         self.following = {before.ref: after for before, after in itertools.pairwise(order)}
         if order:
             self._start(order[0])

@@ -15,10 +15,18 @@ from dataclasses import dataclass, field
 import pytest
 
 from axm_conformance._checks import CHECKS, Context
-from axm_conformance._observation import Call, ExceptionInfo, Observation, ResultModel, SubjectInfo
+from axm_conformance._observation import (
+    Call,
+    ExceptionInfo,
+    Observation,
+    ResultModel,
+    ServerFacts,
+    SubjectInfo,
+)
 from axm_conformance._outcomes import Finding, Severity, failure, not_run, note, warning
 from axm_conformance._settings import Settings
 from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols._mcp import McpProtocol
 from tests.unit.factories import (
     AXIO_POLICY,
     STR_RESULT,
@@ -113,6 +121,52 @@ COUNT_SCHEMA = {
 TYPED_OUTPUT = subject(output_schema=COUNT_SCHEMA)
 
 
+# An MCP tool: its protocol's result model (isError, JSON-RPC errors) and policy.
+MCP = subject(
+    protocol="mcp",
+    protocol_title="MCP",
+    capabilities=McpProtocol.capabilities,
+    call_style="dict",
+    result=McpProtocol.result,
+    policy=McpProtocol.policy,
+)
+MCP_STRUCTURED = dataclasses.replace(MCP, output_schema=COUNT_SCHEMA)
+
+
+def answered(**fields: object) -> Observation:
+    """A call an MCP server answered with a CallToolResult of these fields."""
+    return returned(result("CallToolResult", **fields))
+
+
+def rpc_error(code: int, message: str = "boom") -> Observation:
+    return returned(result(McpProtocol.result.error_type, error={"code": code, "message": message}))
+
+
+def text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+HANDSHAKEN = ServerFacts(
+    ("word-server",),
+    started="",
+    version="2025-11-25",
+    probe="server/discover answered error -32601; initialize answered",
+    seconds=0.2,
+    capabilities={"tools": {}},
+    listings=(("word_count", "shout"), ("word_count", "shout")),
+    pages=(2, 2),
+    exited=True,
+    exit_status=0,
+)
+
+
+def server(**facts: object) -> SubjectInfo:
+    """An MCP server as a whole: it answered, listed its tools twice alike and exited."""
+    return dataclasses.replace(
+        MCP, call_style="none", server=dataclasses.replace(HANDSHAKEN, **facts)
+    )
+
+
 def schema(**changes: object) -> dict[str, object]:
     """The default subject's input schema with ``changes``."""
     base = subject().input_schema
@@ -160,6 +214,75 @@ def crashed(detail: str) -> Observation:
 
 CASES = [
     # structure
+    # server
+    case(
+        "server-handshake",
+        "a server that answered",
+        note("speaks 2025-11-25 (server/discover answered error -32601; initialize answered)"),
+        subject=server(),
+    ),
+    case(
+        "server-handshake",
+        "a server that exited at start",
+        failure("the server closed stdout during server/discover (it exited with status 1); "),
+        subject=server(
+            started="the server closed stdout during server/discover (it exited with status 1)",
+            stderr_tail="Traceback\nModuleNotFoundError: No module named 'wordlib'",
+        ),
+    ),
+    case("server-tools-capability", "tools declared", subject=server()),
+    case(
+        "server-tools-capability",
+        "only prompts declared",
+        failure("declares the capabilities ['prompts'], without tools"),
+        subject=server(capabilities={"prompts": {}}),
+    ),
+    case("server-stdout-clean", "nothing but messages", subject=server()),
+    case(
+        "server-stdout-clean",
+        "a banner and many log lines",
+        failure("not a JSON-RPC message: 'starting'"),
+        failure("'log 1'"),
+        failure("'log 2'"),
+        failure("... and 2 more such lines"),
+        subject=server(strays=("starting", "log 1", "log 2", "log 3", "log 4")),
+    ),
+    case("server-messages-valid", "valid messages", subject=server()),
+    case(
+        "server-messages-valid",
+        "a serverInfo without its version",
+        failure("'version' is a required property"),
+        subject=server(
+            message_errors=(
+                "the answer to initialize breaks the 2025-11-25 schema: $.result.serverInfo: "
+                "'version' is a required property",
+            )
+        ),
+    ),
+    case("tools-list-stable", "the same two listings", subject=server()),
+    case(
+        "tools-list-stable",
+        "pages that never end",
+        failure("its pages end never"),
+        subject=server(
+            listings=(),
+            listing_error="tools/list still gave a next cursor after 100 pages: its pages end never",
+        ),
+    ),
+    case(
+        "tools-list-stable",
+        "two listings in different orders",
+        failure("first ['word_count', 'shout'], then ['shout', 'word_count']"),
+        subject=server(listings=(("word_count", "shout"), ("shout", "word_count"))),
+    ),
+    case("server-exits", "exited at once", subject=server()),
+    case(
+        "server-exits",
+        "still running, with a helper left behind",
+        failure("still ran 2 s after its stdin closed"),
+        failure("left a process running after it exited: pid 42: sleep 60"),
+        subject=server(exited=False, leftovers=("pid 42: sleep 60",)),
+    ),
     case("protocol-shape", "a recognised tool"),
     case(
         "protocol-shape",
@@ -168,6 +291,18 @@ CASES = [
         subject=UNKNOWN,
     ),
     case("name-valid", "a plain identifier"),
+    case(
+        "name-valid",
+        "a dot, which MCP allows and not every client does",
+        warning("the name 'text.shout' does not match"),
+        subject=dataclasses.replace(MCP, name="text.shout"),
+    ),
+    case(
+        "name-valid",
+        "a name MCP's rule refuses",
+        failure("breaks the MCP rule"),
+        subject=dataclasses.replace(MCP, name="shout!"),
+    ),
     case(
         "name-valid",
         "a space",
@@ -200,6 +335,12 @@ CASES = [
         others=(subject(ref="entry-point:axm.tribunal.tools:wc"),),
     ),
     case("description-present", "a sentence"),
+    case(
+        "description-present",
+        "none, where the protocol makes it optional",
+        warning("the MCP protocol makes it optional"),
+        subject=dataclasses.replace(MCP, description=None, description_type="missing"),
+    ),
     case(
         "description-present",
         "blank",
@@ -271,6 +412,27 @@ CASES = [
     ),
     # schema
     case("input-schema-valid", "an object schema"),
+    case(
+        "input-schema-valid",
+        "a $ref to nothing",
+        failure("the $ref '#/$defs/text' at #/properties/text points to nothing in the schema"),
+        subject=subject(
+            input_schema=schema(properties={"text": {"$ref": "#/$defs/text"}}),
+        ),
+    ),
+    case(
+        "input-schema-valid",
+        "a $ref to a definition, and one to another document",
+        subject=subject(
+            input_schema=schema(
+                properties={
+                    "text": {"$ref": "#/$defs/text"},
+                    "lang": {"$ref": "https://example.com/lang.json"},
+                },
+                **{"$defs": {"text": {"type": "string"}}},
+            ),
+        ),
+    ),
     case(
         "input-schema-valid",
         "none declared",
@@ -355,6 +517,21 @@ CASES = [
     # calls
     case("call-completes", "returned", call=call(ok())),
     case("call-completes", "raised", call=call(raised(exception("ValueError", "raise")))),
+    case("no-error-response", "a result", subject=MCP, call=call(answered(content=[text("3")]))),
+    case(
+        "no-error-response",
+        "an internal error",
+        failure('answered a schema-valid input with the JSON-RPC error {"code": -32603'),
+        subject=MCP,
+        call=call(rpc_error(-32603)),
+    ),
+    case(
+        "no-error-response",
+        "invalid params for a schema-valid input",
+        failure("the input schema promises what the tool does not accept"),
+        subject=MCP,
+        call=call(rpc_error(-32602)),
+    ),
     case(
         "call-completes",
         "hung",
@@ -529,6 +706,50 @@ CASES = [
         call=call(returned(result(success=True))),
     ),
     case("result-size", "small", call=call(ok())),
+    case("result-well-formed", "valid", subject=MCP, call=call(answered(content=[text("3")]))),
+    case(
+        "result-well-formed",
+        "a text block without its text",
+        failure("$.result.content[0]"),
+        subject=MCP,
+        call=call(
+            dataclasses.replace(
+                answered(content=[{"type": "text"}]),
+                result=dataclasses.replace(
+                    result("CallToolResult", content=[{"type": "text"}]),
+                    wire_errors=(
+                        "the answer to tools/call breaks the 2025-11-25 schema: "
+                        "$.result.content[0]: 'text' is a required property",
+                    ),
+                ),
+            )
+        ),
+    ),
+    case(
+        "structured-content-mirrored",
+        "the JSON in a text block",
+        subject=MCP_STRUCTURED,
+        call=call(answered(content=[text('{"count": 3}')], structuredContent={"count": 3})),
+    ),
+    case(
+        "structured-content-mirrored",
+        "a wrapped value given as its text",
+        subject=MCP_STRUCTURED,
+        call=call(answered(content=[text("three")], structuredContent={"result": "three"})),
+    ),
+    case(
+        "structured-content-mirrored",
+        "no text block",
+        warning("the structuredContent appears in no text block as its JSON"),
+        subject=MCP_STRUCTURED,
+        call=call(answered(content=[], structuredContent={"count": 3})),
+    ),
+    case(
+        "structured-content-mirrored",
+        "an error result carries no structured content",
+        subject=MCP_STRUCTURED,
+        call=call(answered(content=[text("no such file")], isError=True)),
+    ),
     case(
         "result-size",
         "over the limit",
@@ -600,6 +821,32 @@ CASES = [
         ),
     ),
     # invalid
+    case(
+        "invalid-input-handled",
+        "an error result over JSON-RPC",
+        subject=MCP,
+        call=invalid(answered(content=[text("text must be a string")], isError=True)),
+    ),
+    case(
+        "invalid-input-handled",
+        "invalid params over JSON-RPC",
+        subject=MCP,
+        call=invalid(rpc_error(-32602)),
+    ),
+    case(
+        "invalid-input-handled",
+        "an internal error over JSON-RPC",
+        failure("answered an invalid input with the JSON-RPC error"),
+        subject=MCP,
+        call=invalid(rpc_error(-32603)),
+    ),
+    case(
+        "invalid-input-handled",
+        "a success over JSON-RPC",
+        warning("accepted an invalid input and reported success"),
+        subject=MCP,
+        call=invalid(answered(content=[text("3")])),
+    ),
     case(
         "invalid-input-handled",
         "a failed result",

@@ -179,8 +179,16 @@ DESCRIBED: dict[str, tuple[str, Any, dict[str, Any]]] = {
 }
 
 
+def in_process() -> set[str]:
+    """The protocols whose tools are Python objects here (MCP's are described and called by
+    tests/kit/test_mcp_servers.py, through servers)."""
+    return {
+        name for name, protocol in registered().items() if "in-process" in protocol.capabilities
+    }
+
+
 def test_a_correct_tool_of_every_registered_protocol_is_described_here() -> None:
-    assert set(DESCRIBED) == set(registered())
+    assert set(DESCRIBED) == in_process()
 
 
 @pytest.mark.parametrize("name", list(DESCRIBED))
@@ -203,9 +211,10 @@ def test_describe_gives_the_facts_the_checks_read(name: str) -> None:
 OFFERED = {
     "in-process": {"axm", "axio", "tool_use", "amplifier"},
     "python-exceptions": {"axm", "axio", "tool_use", "amplifier"},
-    "description": {"axio", "tool_use", "amplifier"},
-    "output-schema": {"axm", "tool_use", "amplifier"},
+    "description": {"axio", "tool_use", "amplifier", "mcp"},
+    "output-schema": {"axm", "tool_use", "amplifier", "mcp"},
     "discovery-metadata": {"axm"},
+    "json-rpc": {"mcp"},
     "effects-declared": {"axio"},
     "guards": {"axio"},
     "concurrency-limit": {"axio"},
@@ -317,7 +326,7 @@ CALLED: dict[str, tuple[str, Any, dict[str, Any], dict[str, Any]]] = {
 
 
 def test_a_correct_tool_of_every_registered_protocol_is_called_here() -> None:
-    assert set(CALLED) == set(registered())
+    assert set(CALLED) == in_process()
 
 
 @pytest.mark.parametrize("name", list(CALLED))
@@ -504,7 +513,7 @@ def test_other_protocols_publish_the_object_itself(run: Callable[[Any], Any]) ->
 
 def test_the_protocols_are_registered_in_detection_order() -> None:
     protocols = registered()
-    assert list(protocols) == ["tool_use", "axio", "amplifier", "axm"]
+    assert list(protocols) == ["tool_use", "axio", "amplifier", "axm", "mcp"]
     orders = [protocol.detection_order for protocol in protocols.values()]
     assert orders == sorted(orders)
     assert all(name == protocol.name for name, protocol in protocols.items())
@@ -616,7 +625,7 @@ def test_a_protocol_registered_by_entry_point_is_detected_before_the_kits_own(
 ) -> None:
     """The registry orders by ``detection_order``, whoever registered the protocol."""
     entry_points("tests.unit.test_protocols:RunProtocol", installed=True)
-    assert list(registered()) == ["run", "tool_use", "axio", "amplifier", "axm"]
+    assert list(registered()) == ["run", "tool_use", "axio", "amplifier", "axm", "mcp"]
     assert detect(_Runs()) == "run"
     assert detect(_Keywords()) == "axm"
 

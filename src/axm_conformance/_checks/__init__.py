@@ -1,11 +1,20 @@
 """The registry of checks, one module per group; importing this registers them all."""
 
-from axm_conformance._checks import behaviour, guards, invalid, results, schema, structure
-from axm_conformance._checks._registry import CHECKS, GROUPS, Check, Context, check
+from axm_conformance._checks import (
+    behaviour,
+    guards,
+    invalid,
+    results,
+    schema,
+    server,
+    structure,
+    wire,
+)
+from axm_conformance._checks._registry import CHECKS, GROUPS, Check, Context, check, checks_for
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for"]
 
-del behaviour, guards, invalid, results, schema, structure
+del behaviour, guards, invalid, results, schema, server, structure, wire
 
 # Import order is alphabetical; list the checks in group order (stable within a group).
 _ordered = sorted(CHECKS.values(), key=lambda registered: GROUPS.index(registered.group))

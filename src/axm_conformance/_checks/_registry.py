@@ -11,9 +11,9 @@ capability, and never names a protocol.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
@@ -23,7 +23,7 @@ from axm_conformance._observation import Call, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, Severity, note
 from axm_conformance.protocols import CAPABILITIES
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for"]
 
 
 @dataclass
@@ -64,7 +64,8 @@ class Check:
     the examples it ran. Its ``feed`` says which calls those are (see :mod:`_feeds`). A check
     that ``repeats`` gets each input called a second time. A check with an ``opt_out`` names the
     setting (pairs of tool name and reason) that exempts a tool from it. ``requires`` names the
-    capabilities a tool's protocol must offer for the check to apply.
+    capabilities a tool's protocol must offer for the check to apply. A check's ``subject`` is
+    one tool, or a server of tools as a whole (an MCP server's handshake, listing, shutdown).
     """
 
     id: str
@@ -77,6 +78,7 @@ class Check:
     opt_out: str = ""
     feed: Feed = VALID
     requires: tuple[str, ...] = ()
+    subject: Literal["tool", "server"] = "tool"
 
     @property
     def per_call(self) -> bool:
@@ -120,6 +122,7 @@ class Check:
 CHECKS: dict[str, Check] = {}
 # Checks run and are listed group by group, cheapest and most fundamental first.
 GROUPS = (
+    "server",
     "structure",
     "schema",
     "calls",
@@ -141,6 +144,7 @@ def check(
     opt_out: str = "",
     feed: Feed = VALID,
     requires: tuple[str, ...] = (),
+    subject: Literal["tool", "server"] = "tool",
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -164,7 +168,13 @@ def check(
             opt_out=opt_out,
             feed=feed,
             requires=requires,
+            subject=subject,
         )
         return function
 
     return register
+
+
+def checks_for(kind: str, ids: Iterable[str] = ()) -> list[Check]:
+    """The checks of a subject of this kind ("tool", "server"): those of ``ids``, or all."""
+    return [CHECKS[check_id] for check_id in (ids or CHECKS) if CHECKS[check_id].subject == kind]

@@ -17,7 +17,7 @@ _WORLDLY = ("write", "execute", "external", "unknown")
 def _judged_for_determinism(subject: SubjectInfo) -> str | Finding | None:
     """Why determinism is not judged: the protocol does not promise it, and the tool declares
     it acts on the world (a command's timings, a temporary name, a file it wrote)."""
-    reason = input_unusable(subject)
+    reason = input_unusable(subject) or subject.policy.no_determinism or None
     if reason is not None or subject.policy.promises_determinism:
         return reason
     declared = [access for access in _WORLDLY if access in subject.effects]

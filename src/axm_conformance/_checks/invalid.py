@@ -4,11 +4,14 @@ Each input breaks the schema in exactly one known way (its mutation kind is in e
 AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged. Where
 the protocol's runtime validates the arguments before the tool runs, every finding is a warning
 naming that validation; where it does not, a crash fails, and an exception that is not a crash is
-a warning where the runtime turns it into an error the model sees.
+a warning where the runtime turns it into an error the model sees. Over JSON-RPC (MCP), an input
+that breaks the schema is answered with an error result or the error "invalid params"; any other
+error response (an internal error, say) fails.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Context, Found, check
@@ -18,7 +21,10 @@ from axm_conformance._feeds import INVALID
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._outcomes import Finding, warning
 
-__all__: list[str] = []
+__all__ = ["INVALID_PARAMS"]
+
+# JSON-RPC's error for a request whose parameters are not what the method takes.
+INVALID_PARAMS = -32602
 
 
 @check(
@@ -50,6 +56,22 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
         yield f"raised {exception.summary()}, a BaseException, on an invalid input"
         return
     policy = subject.policy
+    if policy.invalid == "json-rpc":
+        result = observation.result
+        assert result is not None
+        if result.type_name == subject.result.error_type:
+            error = result.fields.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
+            if code != INVALID_PARAMS:
+                yield (
+                    f"answered an invalid input with the {result.type_name} "
+                    f"{json.dumps(error)[:300]}: an input that breaks the schema is refused "
+                    "with an error result (isError: true) or the error invalid params "
+                    f"({INVALID_PARAMS})"
+                )
+        elif subject.result.succeeded(result):
+            yield warning("accepted an invalid input and reported success")
+        return
     if policy.invalid == "result":
         if exception is not None:
             if exception.origin == "other" or not policy.exception_absorber:

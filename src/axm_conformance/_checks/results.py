@@ -107,6 +107,7 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
         or ("any JSON value is a valid result" if s.result.returns == "json" else None)
     ),
     considers=("returned",),
+    requires=("in-process",),
 )
 def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """The result has the protocol's type: a ToolResult, or for axio a str or content blocks."""
@@ -136,6 +137,7 @@ def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
         or (None if s.result.returns == "tool-result" else "the result has no success/error fields")
     ),
     considers=("returned",),
+    requires=("in-process",),
 )
 def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """success is a bool, a failure carries an error, a success none; fields have their types."""
@@ -167,7 +169,13 @@ def _error_text(error: Any) -> str:
     return error.strip() if isinstance(error, str) else ""
 
 
-@check("result-json", "results", applies=input_unusable, considers=("returned",))
+@check(
+    "result-json",
+    "results",
+    applies=input_unusable,
+    considers=("returned",),
+    requires=("in-process",),
+)
 def result_json(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """Every payload in the result is strict JSON."""
     result = call.observation.result
@@ -196,7 +204,7 @@ def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A successful result's structured output satisfies the declared output schema."""
     result = call.observation.result
     assert result is not None
-    if result.truncated or result.fields.get("success", True) is not True:
+    if result.truncated or not subject.result.succeeded(result):
         return  # a failed result carries an error, not the structured output
     field = subject.result.structured_field or "value"
     if field not in result.fields:

@@ -8,13 +8,16 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, SchemaError
 from jsonschema.validators import validator_for
+from referencing import Registry
+from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Finding, not_run
 from axm_conformance._schema_keywords import subschemas
 
-__all__ = ["contradictions", "input_unusable", "schema_problem"]
+__all__ = ["contradictions", "dangling_refs", "input_unusable", "schema_problem"]
 
 _BOUND_PAIRS = (
     ("minimum", "maximum"),
@@ -60,7 +63,7 @@ def _problem(schema: Any) -> str | None:
     applies=lambda s: "the object matches no tool protocol" if s.call_style == "none" else None,
 )
 def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Found:
-    """The input schema is a valid JSON Schema whose root is an object."""
+    """The input schema is a valid JSON Schema whose root is an object, its $refs resolving."""
     if subject.schema_error:
         yield subject.schema_error
         return
@@ -72,6 +75,33 @@ def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Found:
     if not isinstance(schema, dict) or schema.get("type") != "object":
         root = schema.get("type") if isinstance(schema, dict) else schema
         yield f'the root "type" is {root!r}: a tool\'s input is a JSON object ("type": "object")'
+        return
+    yield from dangling_refs(schema)
+
+
+def dangling_refs(schema: dict[str, Any]) -> Iterator[str]:
+    """The ``$ref`` s of ``schema`` that point to nothing in it.
+
+    A reference to another document (remote) is not judged here, nor one beneath a nested
+    ``$id``, which changes the base it resolves against.
+    """
+    uri = str(schema.get("$id") or "urn:axm-conformance:input-schema")
+    resource = DRAFT202012.create_resource(schema)
+    resolver = Registry().with_resource(uri, resource).crawl().resolver(uri)
+    nodes = list(subschemas(schema))
+    scoped = [keys for keys, node in nodes if keys and isinstance(node, dict) and "$id" in node]
+    for keys, node in nodes:
+        if not isinstance(node, dict) or not isinstance(node.get("$ref"), str):
+            continue
+        if any(keys[: len(scope)] == scope for scope in scoped):
+            continue
+        try:
+            resolver.lookup(node["$ref"])
+        except (PointerToNowhere, NoSuchAnchor):
+            where = "#" + "".join(f"/{key}" for key in keys)
+            yield f"the $ref {node['$ref']!r} at {where} points to nothing in the schema"
+        except Unresolvable:
+            continue
 
 
 def contradictions(schema: Any) -> Iterator[str]:

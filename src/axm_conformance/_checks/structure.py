@@ -8,7 +8,7 @@ from typing import Any
 
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import SubjectInfo
-from axm_conformance._outcomes import note
+from axm_conformance._outcomes import note, warning
 
 __all__: list[str] = []
 
@@ -29,11 +29,14 @@ def protocol_shape(subject: SubjectInfo, context: Context) -> Found:
 @check("name-valid", "structure", applies=_recognised)
 def name_valid(subject: SubjectInfo, context: Context) -> Found:
     """The name is a string that every client accepts as a tool name."""
-    pattern = context.settings.name_pattern
+    pattern, rule = context.settings.name_pattern, subject.policy.name_rule
     if subject.name_type != "str":
         yield f"the name is {subject.name_type}, not a str"
+    elif rule and not re.fullmatch(rule, subject.name):
+        yield f"the name {subject.name!r} breaks the {subject.protocol_title} rule {rule}"
     elif not re.fullmatch(pattern, subject.name):
-        yield f"the name {subject.name!r} does not match {pattern}"
+        message = f"the name {subject.name!r} does not match {pattern}"
+        yield warning(f"{message}, which not every client accepts") if rule else message
 
 
 def _shadow(subject: SubjectInfo, refs: set[str]) -> str | None:
@@ -66,7 +69,12 @@ def name_unique(subject: SubjectInfo, context: Context) -> Found:
 @check("description-present", "structure", requires=("description",))
 def description_present(subject: SubjectInfo, context: Context) -> Found:
     """The description the model reads is a non-empty string."""
-    if subject.description_type != "str":
+    if subject.description_type == "missing" and not subject.policy.description_required:
+        yield warning(
+            f"the tool has no description: the {subject.protocol_title} protocol makes it "
+            "optional, but the model then has only the name to choose the tool by"
+        )
+    elif subject.description_type != "str":
         yield f"the description is {subject.description_type}, not a str"
     elif not subject.description.strip():
         yield "the description is empty"

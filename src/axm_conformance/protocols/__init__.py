@@ -11,6 +11,10 @@ A protocol says which objects follow it (:meth:`ToolProtocol.detects`), where th
 published (``entry_point_groups``), how to describe one and call it, its result model, its
 severity policy, how a person makes the same call (``call_snippet``), the probes it supports and
 the :data:`CAPABILITIES` it offers. Checks require capabilities and never name a protocol.
+
+A protocol whose tools live in another process (MCP's servers) loads references of its own
+form (``ref_prefix``, :meth:`ToolProtocol.load_ref`), and reports a call its server did not
+survive by raising :class:`CallCrashed`.
 """
 
 from axm_conformance._observation import (
@@ -18,14 +22,17 @@ from axm_conformance._observation import (
     ParameterInfo,
     Policy,
     ResultModel,
+    ServerFacts,
     SubjectInfo,
 )
 from axm_conformance.protocols._base import (
     CAPABILITIES,
     ENTRY_POINT_PREFIX,
+    CallCrashed,
     Cleanups,
     Loaded,
     LoadError,
+    LoadOptions,
     Missing,
     Runner,
     ToolProtocol,
@@ -41,6 +48,7 @@ from axm_conformance.protocols._registry import (
     entry_point_groups,
     protocol_for,
     protocol_named,
+    protocol_of_ref,
     registered,
     tool_from,
 )
@@ -49,9 +57,11 @@ __all__ = [
     "CAPABILITIES",
     "ENTRY_POINT_GROUP",
     "ENTRY_POINT_PREFIX",
+    "CallCrashed",
     "CallableInfo",
     "Cleanups",
     "LoadError",
+    "LoadOptions",
     "Loaded",
     "Missing",
     "ParameterInfo",
@@ -59,6 +69,7 @@ __all__ = [
     "RegistryError",
     "ResultModel",
     "Runner",
+    "ServerFacts",
     "SubjectInfo",
     "ToolProtocol",
     "cause",
@@ -67,6 +78,7 @@ __all__ = [
     "is_async_callable",
     "protocol_for",
     "protocol_named",
+    "protocol_of_ref",
     "read",
     "registered",
     "signature_facts",

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import inspect
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from axm_conformance._observation import (
@@ -29,8 +29,10 @@ from axm_conformance._origin import OwnCode, own_code
 __all__ = [
     "CAPABILITIES",
     "ENTRY_POINT_PREFIX",
+    "CallCrashed",
     "Cleanups",
     "LoadError",
+    "LoadOptions",
     "Loaded",
     "Missing",
     "Runner",
@@ -54,6 +56,22 @@ Cleanups = list[Callable[[], Any]]
 
 class LoadError(Exception):
     """A reference that cannot be loaded; the message is one line naming the reference."""
+
+
+class CallCrashed(Exception):
+    """What a protocol raises when the process serving a call died or broke its transport
+    during the call: a crash of the tool, reported as the worker's own crashes are, not an
+    exception it raised. The message says what happened."""
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What loading a reference of an out-of-process protocol needs from the run's settings:
+    ``timeout`` for a server to start and answer, in seconds, and ``env``, the variables the
+    run adds to a server's environment."""
+
+    timeout: float = 5.0
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def cause(exc: BaseException) -> str:
@@ -119,6 +137,7 @@ CAPABILITIES: dict[str, str] = {
     "description": "a description the model reads",
     "output-schema": "a declared output schema",
     "discovery-metadata": "discovery metadata (expose_directly, domain, tags, agent_hint)",
+    "json-rpc": "JSON-RPC messages, each validated against the protocol's official schema",
     "effects-declared": "declared kinds of access (read, write, execute, external)",
     "guards": "permission guards in front of the tool",
     "concurrency-limit": "a limit on concurrent calls",
@@ -143,6 +162,8 @@ class ToolProtocol:
     capabilities: ClassVar[frozenset[str]] = frozenset()
     # Entry-point groups tools of this protocol are published in (``entry-point:GROUP[:NAME]``).
     entry_point_groups: ClassVar[tuple[str, ...]] = ()
+    # The prefix of the references this protocol loads itself (``mcp:COMMAND``), with load_ref.
+    ref_prefix: ClassVar[str] = ""
     # Detection tries protocols in this order (lowest first): the most specific shape first.
     detection_order: ClassVar[int] = 10
     result: ClassVar[ResultModel] = ResultModel("json")
@@ -180,6 +201,13 @@ class ToolProtocol:
         Raises :class:`LoadError`."""
         return [(ref, obj, cls.name)]
 
+    @classmethod
+    def load_ref(cls, ref: str, options: LoadOptions, cleanups: Cleanups | None) -> Loaded:
+        """The tools a reference starting with ``ref_prefix`` names, each with its own
+        reference (``REF[TOOL]``). What must be done when they are no longer used goes to
+        ``cleanups``. Raises :class:`LoadError`."""
+        raise LoadError(f"{ref!r}: the {cls.title} protocol loads no references of its own")
+
     def describe(self) -> SubjectInfo:
         """The tool as the static checks see it."""
         schema, source, error = self.input_schema()
@@ -216,6 +244,10 @@ class ToolProtocol:
         """The declared output schema; None when there is none."""
         schema = read(self.obj, "output_schema")
         return None if isinstance(schema, Missing) or schema in ({}, None) else schema
+
+    def prepare(self) -> None:
+        """Make the tool ready for the next call, before the call is watched: what this does
+        (a server started again after it died) is not the call's doing."""
 
     def call(self, input: Any) -> Any:
         """Start one call with ``input``: its return value, possibly awaitable."""

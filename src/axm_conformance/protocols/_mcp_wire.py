@@ -3,9 +3,9 @@
 The kit speaks the protocol itself rather than through an SDK client, which would validate and
 normalise what it receives (a non-JSON line on stdout handed to a log, a malformed tool dropping
 the whole list): a conformance kit must see every byte the server writes. Every message the
-server sends is kept, with the lines of stdout that are not JSON-RPC at all, and is validated
-against the official JSON Schema of the version the server speaks (bundled, with its licence,
-under ``data/mcp``).
+server sends is validated against the official JSON Schema of the version the server speaks
+(bundled, with its licence, under ``data/mcp``), an answer against the result of the method it
+answers; the lines of stdout that are not JSON-RPC at all are kept.
 
 Two versions are spoken. 2026-07-28 (the current one) is stateless: ``server/discover``, and the
 protocol version in every request's ``_meta``. 2025-11-25 is stateful: ``initialize``, then
@@ -34,6 +34,7 @@ from referencing import Registry, Resource
 __all__ = [
     "CURRENT",
     "LEGACY",
+    "CannotStart",
     "Handshake",
     "ServerGone",
     "Session",
@@ -61,13 +62,27 @@ class ServerGone(WireError):
     """The server closed its stdin or stdout: it exited, or will answer nothing more."""
 
 
+class CannotStart(WireError):
+    """The command cannot be run at all: no such program, or not an executable."""
+
+
+# The result each method is answered with, by the official schemas' names.
+_RESULTS = {
+    "server/discover": "DiscoverResult",
+    "initialize": "InitializeResult",
+    "tools/list": "ListToolsResult",
+    "tools/call": "CallToolResult",
+    "ping": "EmptyResult",
+}
+
+
 @dataclass
 class Session:
     """One running server, spoken to over its stdin and stdout.
 
-    ``received`` keeps every JSON-RPC message the server wrote, in order; ``strays`` every line
-    of stdout that is not one (a print, a log line, a banner). ``stderr`` keeps the end of what
-    it wrote there, for reports.
+    ``problems`` says where a message the server wrote breaks the official schema of its
+    version, ``strays`` keeps every line of stdout that is not a JSON-RPC message (a print, a
+    log line, a banner). ``stderr`` keeps the end of what it wrote there, for reports.
     """
 
     argv: Sequence[str]
@@ -75,7 +90,7 @@ class Session:
     env: Mapping[str, str]
     timeout: float = 5.0
     version: str = ""  # the protocol version spoken, once connected
-    received: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
     _process: subprocess.Popen[bytes] | None = None
@@ -95,7 +110,7 @@ class Session:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise WireError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+            raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
         return self
@@ -140,12 +155,40 @@ class Session:
             params["_meta"] = {**params.get("_meta", {}), **_current_meta()}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        # The probe is written in the current version, whatever the server turns out to speak.
+        version = CURRENT if method == "server/discover" else self.version or LEGACY
         while True:
             message = self._next(deadline, method)
             if message.get("id") == request_id and "method" not in message:
+                self._validate(version, method, message)
                 return message
-            if "method" in message and "id" in message:
-                self._answer(message)
+            if "method" in message:
+                kind = "JSONRPCRequest" if "id" in message else "JSONRPCNotification"
+                self._validate(version, message["method"], message, kind)
+                if "id" in message:
+                    self._answer(message)
+            else:
+                self._validate(version, method, message, "JSONRPCResponse")
+
+    def _validate(self, version: str, method: Any, message: dict[str, Any], kind: str = "") -> None:
+        """Keep where ``message`` breaks the schema: as an answer to ``method`` (a result of
+        its kind, or an error response), or else as a message of the ``kind`` given."""
+        if kind:
+            where, errors = f"a {kind} during {method}", schema_errors(version, kind, message)
+        elif "error" in message:
+            where, errors = (
+                f"the error answering {method}",
+                schema_errors(version, "JSONRPCErrorResponse", message),
+            )
+        else:
+            where = f"the answer to {method}"
+            errors = schema_errors(version, "JSONRPCResultResponse", message)
+            if method in _RESULTS and isinstance(message.get("result"), dict):
+                errors += [
+                    error.replace("$", "$.result", 1)
+                    for error in schema_errors(version, _RESULTS[method], message["result"])
+                ]
+        self.problems.extend(f"{where} breaks the {version} schema: {e}" for e in errors)
 
     def _next(self, deadline: float, method: str) -> dict[str, Any]:
         """The next JSON-RPC message the server writes; stray lines are kept on the way."""
@@ -168,7 +211,6 @@ class Session:
             except ValueError:
                 message = None
             if isinstance(message, dict) and message.get("jsonrpc") == "2.0":
-                self.received.append(message)
                 return message
             if text.strip():
                 self.strays.append(text)

@@ -37,6 +37,7 @@ __all__ = [
     "entry_point_groups",
     "protocol_for",
     "protocol_named",
+    "protocol_of_ref",
     "registered",
     "tool_from",
 ]
@@ -80,6 +81,18 @@ def registered() -> dict[str, type[ToolProtocol]]:
 def protocol_named(name: str) -> type[ToolProtocol]:
     """The registered protocol of this name; :class:`UnknownProtocol` for any other."""
     return registered().get(name, UnknownProtocol)
+
+
+def protocol_of_ref(ref: str) -> type[ToolProtocol] | None:
+    """The protocol that loads ``ref`` itself (its ``ref_prefix`` starts it), if any."""
+    return next(
+        (
+            protocol
+            for protocol in registered().values()
+            if protocol.ref_prefix and ref.startswith(protocol.ref_prefix)
+        ),
+        None,
+    )
 
 
 def entry_point_groups() -> dict[str, str]:
@@ -153,7 +166,8 @@ class UnknownProtocol(ToolProtocol):
         else:
             by_member: dict[str, list[str]] = {}
             for protocol in registered().values():
-                by_member.setdefault(protocol.callable_name, []).append(protocol.title)
+                if "in-process" in protocol.capabilities:  # an object here, not a server
+                    by_member.setdefault(protocol.callable_name, []).append(protocol.title)
             shapes = " or ".join(
                 f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items()
             )

@@ -1,0 +1,453 @@
+"""MCP servers over stdio: ``mcp:COMMAND``, in any language, spoken to on the wire.
+
+A reference ``mcp:COMMAND`` (split with :mod:`shlex`) names a server and every tool it lists;
+``mcp:COMMAND[TOOL]`` one of them. The server starts in the worker's throw-away working directory
+(where the run's worker files are copied), as the worker's user, with an environment of
+``PATH``, ``LANG``, the throw-away ``HOME`` and what the run adds (``--axm-mcp-env``): nothing
+else of the kit's environment reaches it.
+
+The tools of one reference share one session, which starts again after the server died. The
+server as a whole is described by a session of its own (:func:`probe`): its handshake, two
+listings, what it wrote, and how it ended when its input closed. That description is the subject
+of the server-level checks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shlex
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from axm_conformance._observation import (
+    CallableInfo,
+    Policy,
+    ResultFacts,
+    ResultModel,
+    ServerFacts,
+    SubjectInfo,
+    canonical_json,
+)
+from axm_conformance._sweep import live_descendants
+from axm_conformance.protocols._base import (
+    CallCrashed,
+    Cleanups,
+    Loaded,
+    LoadError,
+    LoadOptions,
+    ToolProtocol,
+)
+from axm_conformance.protocols._mcp_wire import (
+    CannotStart,
+    Handshake,
+    Session,
+    WireError,
+    connect,
+)
+
+__all__ = ["McpProtocol", "McpServer", "McpTool", "probe"]
+
+PREFIX = "mcp:"
+# The kit's own variables a server may see: where programs are, and the locale.
+_INHERITED = ("PATH", "LANG")
+# A listing that still gives a next cursor after this many pages does not end.
+_MAX_PAGES = 100
+# The stdio transport's grace for a server whose input closed (the spec's "reasonable time").
+_EXIT_GRACE = 2.0
+_CLOSE_GRACE = 0.5
+# A call is bounded by the worker's timeout, which kills the worker and its server: the session
+# itself waits for as long as that allows.
+_CALL_WAIT = 24 * 3600.0
+# The type name of an answer that is a JSON-RPC error response instead of a result.
+JSON_RPC_ERROR = "JSON-RPC error"
+
+
+def command_of(ref: str) -> list[str]:
+    """The command line an ``mcp:`` reference names; :class:`LoadError` when it names none."""
+    try:
+        argv = shlex.split(ref[len(PREFIX) :])
+    except ValueError as exc:
+        raise LoadError(f"{ref!r}: the command line does not split ({exc})") from None
+    if not argv:
+        raise LoadError(f"{ref!r} names no command: use mcp:COMMAND [ARGUMENTS...]")
+    return argv
+
+
+def server_env(options: LoadOptions) -> dict[str, str]:
+    """A server's environment: PATH, LANG, the worker's throw-away HOME, and the run's own."""
+    env = {name: os.environ[name] for name in _INHERITED if name in os.environ}
+    env["HOME"] = os.environ.get("HOME", os.getcwd())
+    env.update(options.env)
+    return env
+
+
+@dataclass
+class _Connection:
+    """The session the tools of one reference share, started again after the server died."""
+
+    command: list[str]
+    options: LoadOptions
+    session: Session | None = None
+    handshake: Handshake | None = None
+
+    def open(self) -> Session:
+        if self.session is None:
+            session = Session(self.command, os.getcwd(), server_env(self.options))
+            session.timeout = self.options.timeout
+            session.start()
+            try:
+                self.handshake = connect(session)
+            except BaseException:
+                session.close(grace=0.1)
+                raise
+            self.session = session
+        return self.session
+
+    def call(self, name: str, arguments: Any) -> _Answer:
+        """One ``tools/call``, and what the server wrote meanwhile that breaks the wire."""
+        try:
+            session = self.open()
+        except WireError as exc:
+            raise CallCrashed(f"the server did not start again: {exc}") from None
+        problems, strays = len(session.problems), len(session.strays)
+        params = {"name": name, "arguments": arguments}
+        try:
+            response = session.request("tools/call", params, timeout=_CALL_WAIT)
+        except WireError as exc:
+            self.close()
+            raise CallCrashed(f"the server stopped serving: {exc}") from None
+        wire_errors = [*session.problems[problems:]]
+        wire_errors += [
+            f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
+            for line in session.strays[strays:]
+        ]
+        return _Answer(response, tuple(wire_errors))
+
+    def close(self) -> None:
+        # How the server ends is judged by the server's own session (see probe): here it only
+        # gets a moment to finish, then it is killed.
+        if self.session is not None:
+            self.session.close(grace=_CLOSE_GRACE)
+            self.session = None
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A server's answer to one call: the JSON-RPC response, and where the wire was broken."""
+
+    response: dict[str, Any]
+    wire_errors: tuple[str, ...] = ()
+
+
+class McpTool:
+    """One tool a server lists, called through the session its reference shares.
+
+    ``tool.call(arguments)`` sends ``tools/call`` and returns the response's ``result``, or its
+    ``error``, as the server wrote it.
+    """
+
+    def __init__(self, connection: _Connection, definition: dict[str, Any]) -> None:
+        self._connection = connection
+        self.definition = definition
+
+    @property
+    def name(self) -> Any:
+        return self._member("name")
+
+    @property
+    def description(self) -> Any:
+        return self._member("description")
+
+    def _member(self, key: str) -> Any:
+        # A member the definition lacks reads as missing, as an attribute an object lacks.
+        if key not in self.definition:
+            raise AttributeError(key)
+        return self.definition[key]
+
+    def call(self, arguments: Any) -> Any:
+        """The result (or the JSON-RPC error) of one call, as the server wrote it."""
+        response = self.answer(arguments).response
+        return response.get("result", response.get("error"))
+
+    def answer(self, arguments: Any) -> _Answer:
+        return self._connection.call(self.definition.get("name", ""), arguments)
+
+    def connect(self) -> None:
+        """Start the server again if it died; a server that does not start fails the call."""
+        with contextlib.suppress(WireError):
+            self._connection.open()
+
+    def __repr__(self) -> str:
+        return (
+            f"<MCP tool {self.definition.get('name')!r} of {shlex.join(self._connection.command)}>"
+        )
+
+
+@dataclass
+class McpServer:
+    """A server as a whole: described by a session of its own (see :func:`probe`)."""
+
+    command: list[str]
+    options: LoadOptions
+    name: str = ""
+
+    def __repr__(self) -> str:
+        return f"<MCP server {shlex.join(self.command)}>"
+
+
+def _listing(session: Session) -> tuple[list[dict[str, Any]], int, str]:
+    """Every tool of a complete listing, the number of pages, and why it did not complete."""
+    tools: list[dict[str, Any]] = []
+    cursor: Any = None
+    for page in range(1, _MAX_PAGES + 1):
+        reply = session.request("tools/list", {"cursor": cursor} if cursor is not None else {})
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            return tools, page, f"tools/list was answered with {canonical_json(reply.get('error'))}"
+        listed = result.get("tools")
+        if not isinstance(listed, list):
+            return tools, page, f"tools/list answered {type(listed).__name__} tools, not a list"
+        tools += [tool for tool in listed if isinstance(tool, dict)]
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return tools, page, ""
+    return (
+        tools,
+        _MAX_PAGES,
+        f"tools/list still gave a next cursor after {_MAX_PAGES} pages: its pages end never",
+    )
+
+
+def probe(server: McpServer) -> ServerFacts:
+    """Start the server in a session of its own and observe it whole: the handshake, two
+    listings, every line it wrote, and how it ended when its input closed."""
+    before = set(live_descendants(os.getpid()))
+    session = Session(server.command, os.getcwd(), server_env(server.options))
+    session.timeout = server.options.timeout
+    command = tuple(server.command)
+    try:
+        session.start()
+    except WireError as exc:
+        return ServerFacts(command, started=str(exc))
+    started = time.monotonic()
+    handshake: Handshake | None = None
+    listings: list[tuple[str, ...]] = []
+    pages: list[int] = []
+    listing_error = ""
+    try:
+        handshake = connect(session)
+        seconds = time.monotonic() - started
+        for _ in range(2):
+            tools, count, listing_error = _listing(session)
+            pages.append(count)
+            if listing_error:
+                break
+            listings.append(tuple(str(tool.get("name")) for tool in tools))
+    except WireError as exc:
+        seconds = time.monotonic() - started
+        if handshake is not None:
+            listing_error = f"listing the tools: {exc}"
+        failure = str(exc)
+    else:
+        failure = ""
+    exited, status = session.close(grace=_EXIT_GRACE)
+    leftovers = _left_behind(before)
+    return ServerFacts(
+        command,
+        started=failure if handshake is None else "",
+        version=handshake.version if handshake else "",
+        probe=handshake.probe if handshake else "",
+        seconds=seconds,
+        capabilities=handshake.capabilities if handshake else {},
+        server_info=handshake.server_info if handshake else {},
+        listings=tuple(listings),
+        pages=tuple(pages),
+        listing_error=listing_error,
+        strays=tuple(session.strays),
+        message_errors=tuple(session.problems),
+        exit_grace=_EXIT_GRACE,
+        exited=exited,
+        exit_status=status,
+        leftovers=leftovers,
+        stderr_tail="\n".join(session.stderr[-20:]),
+    )
+
+
+def _left_behind(before: set[int]) -> tuple[str, ...]:
+    """The processes started since ``before`` that still run once the server is gone: each is
+    killed, and said as its pid and command line."""
+    # What a server's children do on its exit takes a moment; a child that exits on its own
+    # meanwhile was not left behind.
+    deadline = time.monotonic() + 0.5
+    while True:
+        left = {
+            pid: line for pid, line in live_descendants(os.getpid()).items() if pid not in before
+        }
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return tuple(f"pid {pid}: {line}" for pid, line in left.items())
+
+
+class McpProtocol(ToolProtocol):
+    name = "mcp"
+    title = "MCP"
+    capabilities = frozenset({"description", "output-schema", "json-rpc"})
+    ref_prefix = PREFIX
+    detection_order = 60
+    result = ResultModel(
+        "tool-result",
+        {"content": ("list",), "structuredContent": ("dict",), "isError": ("bool",)},
+        structured_field="structuredContent",
+        success=("isError", False),
+        error_type=JSON_RPC_ERROR,
+    )
+    # Input validation errors are tool execution errors (an isError result the model reads, in
+    # both versions), or the JSON-RPC error "invalid params"; an exception in a server stays in
+    # its process, so there is no exception rule.
+    policy = Policy(
+        exception="domain",
+        invalid="json-rpc",
+        name_rule=r"[A-Za-z0-9._-]{1,128}",
+        description_required=False,
+        no_determinism=(
+            "determinism is not part of MCP: a server's tools answer from a world that may "
+            "change between two calls"
+        ),
+    )
+    call_snippet = "tool.call({input})"
+    hints = {
+        "no-error-response": (
+            "report a failure as a result with isError: true, whose content says what went "
+            "wrong: the model reads it, while a JSON-RPC error reaches only the client"
+        ),
+        "structured-content-mirrored": (
+            "also return the structured content serialised as JSON in a text block, for "
+            "clients that read only the content"
+        ),
+    }
+    callable_name = "tools/call"
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        return isinstance(obj, McpTool | McpServer)
+
+    @classmethod
+    def load_ref(cls, ref: str, options: LoadOptions, cleanups: Cleanups | None) -> Loaded:
+        """The server and every tool it lists; a server that cannot be spoken to is only the
+        server (whose checks say why). A command that cannot be run is a :class:`LoadError`."""
+        command = command_of(ref)
+        server = McpServer(command, options)
+        connection = _Connection(command, options)
+        if cleanups is not None:
+            cleanups.append(connection.close)
+        try:
+            session = connection.open()
+            tools, _, _ = _listing(session)
+        except CannotStart as exc:
+            raise LoadError(f"{ref!r}: {exc}") from None
+        except WireError:
+            return [(ref, server, cls.name)]
+        handshake = connection.handshake
+        assert handshake is not None
+        server.name = str(handshake.server_info.get("name") or "")
+        return [(ref, server, cls.name)] + [
+            (f"{ref}[{tool.get('name')}]", McpTool(connection, tool), cls.name) for tool in tools
+        ]
+
+    def describe(self) -> SubjectInfo:
+        if isinstance(self.obj, McpServer):
+            return self._described_server(probe(self.obj))
+        definition: dict[str, Any] = self.obj.definition
+        schema = definition.get("inputSchema")
+        return self._info(
+            variant="",
+            input_schema=schema,
+            schema_source="declared" if "inputSchema" in definition else "",
+            schema_error="" if "inputSchema" in definition else "the tool has no inputSchema",
+            output_schema=definition.get("outputSchema"),
+            call_style="dict",
+            callable=_TOOLS_CALL,
+            annotations=dict(definition.get("annotations") or {}),
+        )
+
+    def _described_server(self, facts: ServerFacts) -> SubjectInfo:
+        return SubjectInfo(
+            ref=self.ref,
+            protocol=self.name,
+            protocol_title=self.title,
+            capabilities=self.capabilities,
+            variant="server",
+            name=self.obj.name or shlex.join(self.obj.command),
+            name_type="str",
+            description=None,
+            description_type="missing",
+            input_schema=None,
+            schema_source="",
+            schema_error="",
+            output_schema=None,
+            call_style="none",
+            callable=_TOOLS_CALL,
+            result=self.result,
+            policy=self.policy,
+            server=facts,
+        )
+
+    def output_schema(self) -> Any:
+        return self.obj.definition.get("outputSchema")
+
+    def refuses(self, input: Any) -> str:
+        if not isinstance(input, dict):
+            return "the input is not an object: tools/call carries the arguments as an object"
+        return ""
+
+    def prepare(self) -> None:
+        self.obj.connect()
+
+    def call(self, input: Any) -> Any:
+        return self.obj.answer(input)
+
+    def own_objects(self) -> tuple[Any, ...]:
+        return ()  # the tool's code runs in its server, not here
+
+    def facts(self, value: Any, *, size_limit: int) -> ResultFacts:
+        """A response reduced to the facts the checks judge: the members of its result, or its
+        error as ``error``; where it broke the wire, as ``wire_errors``."""
+        assert isinstance(value, _Answer)
+        response = value.response
+        if "error" in response:
+            fields: dict[str, Any] = {"error": response["error"]}
+            type_name = JSON_RPC_ERROR
+        else:
+            result = response.get("result")
+            fields = dict(result) if isinstance(result, Mapping) else {"result": result}
+            type_name = "CallToolResult"
+        encoded = canonical_json(fields).encode()
+        truncated = len(encoded) > size_limit
+        return ResultFacts(
+            type_name=type_name,
+            is_mapping=True,
+            fields={"<truncated>": encoded[:200].decode("utf-8", "replace")}
+            if truncated
+            else fields,
+            field_types={key: type(item).__name__ for key, item in fields.items()},
+            read_errors={},
+            problems=(),
+            size=len(encoded),
+            truncated=truncated,
+            fingerprint=hashlib.sha256(encoded).hexdigest(),
+            wire_errors=value.wire_errors,
+        )
+
+
+_TOOLS_CALL = CallableInfo(
+    name="tools/call", present=True, is_callable=True, is_async=False, expects_async=False
+)

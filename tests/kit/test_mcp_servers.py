@@ -1,0 +1,82 @@
+"""The kit on every fixture MCP server: each subject (SERVER, each tool) must fail exactly the
+checks ``fixtures/mcp_servers/manifest.toml`` lists, and warn on exactly those it lists.
+
+Every check the kit runs on MCP servers has a defective server here that fails it and only it
+(one defect, behind ``--defect``), and the correct servers (one written against the wire in both
+protocol versions, two written with the official SDK) fail nothing.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tomllib
+from typing import Any
+
+import pytest
+
+from axm_conformance import check_tool
+from axm_conformance._checks import checks_for
+from axm_conformance.protocols._mcp import McpProtocol
+from tests.conftest import FIXTURES
+
+SERVERS = FIXTURES / "mcp_servers"
+MANIFEST: list[dict[str, Any]] = tomllib.loads((SERVERS / "manifest.toml").read_text())["server"]
+
+
+def ref(entry: dict[str, Any]) -> str:
+    return "mcp:" + shlex.join(
+        [sys.executable, str(SERVERS / entry["script"]), *entry.get("args", [])]
+    )
+
+
+def entry_id(entry: dict[str, Any]) -> str:
+    return " ".join([entry["script"], *entry.get("args", [])])
+
+
+# Checks that apply to MCP servers yet have no defective fixture server here, and why.
+UNPROVEN_HERE = {
+    "protocol-shape": "a tool a server lists always has the shape: its definition",
+    "leaves-no-trace": "a server works in its throw-away directory, outside the watched project",
+}
+
+
+def test_every_check_of_an_mcp_server_has_a_fixture_that_fails_or_warns_on_it() -> None:
+    """A check the kit runs on MCP servers is proven by a defective server it catches."""
+    proven = {
+        check
+        for entry in MANIFEST
+        for found in (entry.get("fails", {}), entry.get("warns", {}))
+        for checks in found.values()
+        for check in checks
+    }
+    offered = McpProtocol.capabilities
+    applies = {
+        check.id
+        for kind in ("tool", "server")
+        for check in checks_for(kind)
+        if set(check.requires) <= offered and check.opt_out != "nondeterministic"
+    }
+    assert applies - proven == set(UNPROVEN_HERE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", MANIFEST, ids=[entry_id(entry) for entry in MANIFEST])
+def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(entry: dict[str, Any]) -> None:
+    report = check_tool(ref(entry), examples=20, seed=20261122, timeout=1.0)
+    keys = {
+        "SERVER" if tool.subject.kind == "server" else tool.subject.name for tool in report.tools
+    }
+    listed = set(entry.get("fails", {})) | set(entry.get("warns", {}))
+    assert listed <= keys, f"subjects {sorted(listed - keys)} were not certified"
+    problems = []
+    for tool in report.tools:
+        key = "SERVER" if tool.subject.kind == "server" else tool.subject.name
+        failed = sorted(outcome.check_id for outcome in tool.failed)
+        warned = {outcome.check_id for outcome in tool.outcomes if outcome.status == "warning"}
+        warned.discard("leaves-no-trace")  # another process may write in the project meanwhile
+        if failed != sorted(entry.get("fails", {}).get(key, [])):
+            problems.append(f"{key}: failed {failed}")
+        if sorted(warned) != sorted(entry.get("warns", {}).get(key, [])):
+            problems.append(f"{key}: warned {sorted(warned)}")
+    assert not problems, f"{entry_id(entry)}: " + "; ".join(problems)
