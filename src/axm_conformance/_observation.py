@@ -143,7 +143,9 @@ class ServerFacts:
 
     ``started`` is "" when the handshake succeeded, else why it did not. ``listings`` holds the
     tool names of each complete listing (two, when both completed), ``listing_error`` why one
-    did not. ``strays`` are the lines of stdout that are not JSON-RPC messages, and
+    did not. ``unknown_tool`` says how it answered a call of a tool it does not list ("" when
+    with the error invalid params). ``strays`` are the lines of stdout that are not JSON-RPC
+    messages, and
     ``message_errors`` where a message breaks the official schema of its version. ``exited``
     says whether the server exited within ``exit_grace`` seconds of its input closing (None when
     it never started), ``leftovers`` the processes it left running.
@@ -161,6 +163,7 @@ class ServerFacts:
     listing_error: str = ""
     strays: tuple[str, ...] = ()
     message_errors: tuple[str, ...] = ()
+    unknown_tool: str = ""  # how the server answered a call of a tool it does not list
     exit_grace: float = 2.0
     exited: bool | None = None
     exit_status: int | None = None

@@ -92,8 +92,8 @@ async def _called(cleanup: Callable[[], Any]) -> None:
 
 def _load_attribute(ref: str) -> Loaded:
     usage = (
-        "a tool reference: use module:attribute (e.g. mypkg.tools:WordCountTool) or "
-        "entry-point:GROUP[:NAME]"
+        "a tool reference: use module:attribute (e.g. mypkg.tools:WordCountTool), "
+        "entry-point:GROUP[:NAME] or mcp:COMMAND"
     )
     return _expand(ref, import_attribute(ref, usage), "auto")
 

@@ -266,7 +266,7 @@ CASES = [
         failure("its pages end never"),
         subject=server(
             listings=(),
-            listing_error="tools/list still gave a next cursor after 100 pages: its pages end never",
+            listing_error="tools/list gave a next cursor after 100 pages: its pages end never",
         ),
     ),
     case(
@@ -274,6 +274,16 @@ CASES = [
         "two listings in different orders",
         failure("first ['word_count', 'shout'], then ['shout', 'word_count']"),
         subject=server(listings=(("word_count", "shout"), ("shout", "word_count"))),
+    ),
+    case("unknown-tool-refused", "invalid params", subject=server()),
+    case(
+        "unknown-tool-refused",
+        "an error result",
+        warning("the spec gives an unknown tool the error -32602"),
+        subject=server(
+            unknown_tool="a call of the unlisted tool 'no-such-tool-0' was answered with the "
+            'result {"content":[],"isError":true}'
+        ),
     ),
     case("server-exits", "exited at once", subject=server()),
     case(

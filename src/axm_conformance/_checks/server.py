@@ -1,15 +1,16 @@
 """Server checks: a tool server as a whole, seen in a session of its own (an MCP server's).
 
 It answers the handshake in time and declares its tools, writes nothing but protocol messages
-and only valid ones, lists its tools the same way twice through pages that end, and exits when
-its input closes, leaving no process behind.
+and only valid ones, lists its tools the same way twice through pages that end, refuses a call of
+a tool it does not list as the spec says, and exits when its input closes, leaving no process
+behind.
 """
 
 from __future__ import annotations
 
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._observation import ServerFacts, SubjectInfo
-from axm_conformance._outcomes import Finding, not_run, note
+from axm_conformance._outcomes import Finding, not_run, note, warning
 
 __all__: list[str] = []
 
@@ -79,6 +80,17 @@ def tools_list_stable(subject: SubjectInfo, context: Context) -> Found:
     elif len(facts.listings) == 2 and facts.listings[0] != facts.listings[1]:
         first, second = (list(listing) for listing in facts.listings)
         yield f"two listings differ: first {first}, then {second}"
+
+
+@check("unknown-tool-refused", "server", applies=_answered, subject="server")
+def unknown_tool_refused(subject: SubjectInfo, context: Context) -> Found:
+    """A call of a tool the server does not list is answered with the error invalid params."""
+    answer = _facts(subject).unknown_tool
+    if answer:
+        yield warning(
+            f"{answer}; the spec gives an unknown tool the error -32602 (invalid params), which "
+            "a client tells from a failure of the tool"
+        )
 
 
 @check(

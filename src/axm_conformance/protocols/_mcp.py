@@ -63,6 +63,8 @@ _CLOSE_GRACE = 0.5
 # A call is bounded by the worker's timeout, which kills the worker and its server: the session
 # itself waits for as long as that allows.
 _CALL_WAIT = 24 * 3600.0
+# The JSON-RPC error for a request whose parameters are not what the method takes.
+_INVALID_PARAMS = -32602
 # The type name of an answer that is a JSON-RPC error response instead of a result.
 JSON_RPC_ERROR = "JSON-RPC error"
 
@@ -223,6 +225,27 @@ def _listing(session: Session) -> tuple[list[dict[str, Any]], int, str]:
     )
 
 
+def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
+    """How the server answers a call of a tool it does not list: "" for the error the spec
+    gives it (invalid params), else what it answered."""
+    name = next(
+        f"no-such-tool-{n}" for n in range(len(listed) + 1) if f"no-such-tool-{n}" not in listed
+    )
+    try:
+        reply = session.request("tools/call", {"name": name, "arguments": {}})
+    except WireError as exc:
+        return f"a call of the unlisted tool {name!r} was not answered: {exc}"
+    error = reply.get("error")
+    if isinstance(error, dict) and error.get("code") == _INVALID_PARAMS:
+        return ""
+    what = (
+        f"the error {canonical_json(error)}"
+        if error is not None
+        else (f"the result {canonical_json(reply.get('result'))[:200]}")
+    )
+    return f"a call of the unlisted tool {name!r} was answered with {what}"
+
+
 def probe(server: McpServer) -> ServerFacts:
     """Start the server in a session of its own and observe it whole: the handshake, two
     listings, every line it wrote, and how it ended when its input closed."""
@@ -236,6 +259,7 @@ def probe(server: McpServer) -> ServerFacts:
         return ServerFacts(command, started=str(exc))
     started = time.monotonic()
     handshake: Handshake | None = None
+    unknown_tool = ""
     listings: list[tuple[str, ...]] = []
     pages: list[int] = []
     listing_error = ""
@@ -248,6 +272,7 @@ def probe(server: McpServer) -> ServerFacts:
             if listing_error:
                 break
             listings.append(tuple(str(tool.get("name")) for tool in tools))
+        unknown_tool = _unknown_tool_answer(session, {str(tool.get("name")) for tool in tools})
     except WireError as exc:
         seconds = time.monotonic() - started
         if handshake is not None:
@@ -268,6 +293,7 @@ def probe(server: McpServer) -> ServerFacts:
         listings=tuple(listings),
         pages=tuple(pages),
         listing_error=listing_error,
+        unknown_tool=unknown_tool,
         strays=tuple(session.strays),
         message_errors=tuple(session.problems),
         exit_grace=_EXIT_GRACE,
@@ -359,9 +385,15 @@ class McpProtocol(ToolProtocol):
         handshake = connection.handshake
         assert handshake is not None
         server.name = str(handshake.server_info.get("name") or "")
-        return [(ref, server, cls.name)] + [
-            (f"{ref}[{tool.get('name')}]", McpTool(connection, tool), cls.name) for tool in tools
-        ]
+        loaded: Loaded = [(ref, server, cls.name)]
+        seen: dict[str, int] = {}
+        for tool in tools:
+            # Two tools of one name (a defect name-unique reports) each keep a reference.
+            name = str(tool.get("name"))
+            seen[name] = seen.get(name, 0) + 1
+            key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+            loaded.append((f"{ref}[{key}]", McpTool(connection, tool), cls.name))
+        return loaded
 
     def describe(self) -> SubjectInfo:
         if isinstance(self.obj, McpServer):
