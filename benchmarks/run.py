@@ -5,7 +5,7 @@ Run with the project's interpreter::
     python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
-Options: ``--repeats N``; ``--only floor|xdist|startup|scaling`` (repeatable); ``--loadscope``
+Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp`` (repeatable); ``--loadscope``
 (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a shared machine,
 wait up to SECONDS before each timed run for other processes to go quiet); ``--output FILE``.
 Every timed run also records its CPU time and how many cores other processes kept busy
@@ -41,6 +41,10 @@ a test: no figure is asserted, it is printed (a table) and written to ``benchmar
    (an empty test directory); and plain pytest with the plugin installed but off (no
    ``--axm-conformance``) against ``pytest -p no:axm_conformance``, i.e. the plugin's cost
    when off (also given in milliseconds from ``python -X importtime``).
+7. **MCP**: the kit on ``word_count`` of ``fixtures/mcp_servers/word_server.py``, an MCP server
+   over stdio (its own session for the server checks, a server per worker, every call a JSON-RPC
+   round trip), against its AXM twin ``bench_tools:WordCountTool`` certified in process, both
+   at ``--axm-examples=100``: the price of certifying a tool through its server.
 6. **Scaling**: the kit on 10, 50 and 200 copies of one small tool (``bench_tools:COPIES_<N>``)
    at ``--axm-examples=10``, and on one copy for the fixed cost of a run; time per tool (wall /
    N, which at small N still carries that fixed cost), time per tool after the fixed cost
@@ -741,6 +745,30 @@ def measure_startup(repeats: int, workdir: Path) -> dict[str, Any]:
     }
 
 
+MCP_TOOL = f"mcp:{sys.executable} {FIXTURES / 'mcp_servers' / 'word_server.py'}[word_count]"
+MCP_TWIN = "bench_tools:WordCountTool"
+
+
+def measure_mcp(repeats: int, workdir: Path) -> dict[str, Any]:
+    served, twin = Series(), Series()
+    for repeat in range(repeats):
+        seed = f"--axm-seed={BASE_SEED + repeat}"
+        for series, ref in ((served, MCP_TOOL), (twin, MCP_TWIN)):
+            series.runs.append(
+                _timed(kit_command([ref], f"--axm-examples={KIT_EXAMPLES}", seed), workdir)
+            )
+        _log(
+            f"  [{repeat + 1}/{repeats}] over MCP {served.runs[-1].seconds:5.2f} s, "
+            f"in process {twin.runs[-1].seconds:5.2f} s"
+        )
+    return {
+        "examples": KIT_EXAMPLES,
+        "over_mcp": served.as_json(),
+        "in_process_twin": twin.as_json(),
+        "ratio_mcp_over_in_process": round(served.median / twin.median, 3),
+    }
+
+
 def measure_scaling(sizes: Sequence[int], repeats: int, workdir: Path) -> dict[str, Any]:
     series = {size: Series() for size in (1, *sizes)}
     for repeat in range(repeats):
@@ -970,6 +998,19 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
                 f"{sc['marginal_ratio_last_over_first']:.2f} -> {verdict} within 20 %"
             )
 
+    mc = results.get("mcp")
+    if mc:
+        yield ""
+        yield (
+            f"7. MCP: word_count over stdio against its AXM twin in process, "
+            f"--axm-examples={mc['examples']}{_load_note(mc['over_mcp']['other_load_cores'])}"
+        )
+        yield (
+            f"  over MCP {mc['over_mcp']['median_s']:.2f} s, in process "
+            f"{mc['in_process_twin']['median_s']:.2f} s: ratio "
+            f"{mc['ratio_mcp_over_in_process']:.2f}"
+        )
+
 
 def table(results: dict[str, Any]) -> str:
     return "\n".join(_lines(results))
@@ -988,7 +1029,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("floor", "xdist", "startup", "scaling"),
+        choices=("floor", "xdist", "startup", "scaling", "mcp"),
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1021,7 +1062,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(table(json.loads(args.table.read_text())))
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
-    wanted = set(args.only or ("floor", "xdist", "startup", "scaling"))
+    wanted = set(args.only or ("floor", "xdist", "startup", "scaling", "mcp"))
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
         refs = zoo_refs()[::4]
@@ -1062,6 +1103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "scaling" in wanted:
             _log(f"6. scaling {sizes}")
             results["scaling"] = measure_scaling(sizes, repeats, workdir)
+        if "mcp" in wanted:
+            _log("7. MCP against an in-process twin")
+            results["mcp"] = measure_mcp(repeats, workdir)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,
