@@ -265,6 +265,9 @@ class ResultFacts:
     when it is over the limit, ``truncated`` is set, the rendering is cut, and ``size`` is only
     a lower bound. ``wire_errors`` says where a result that came over a wire broke its
     protocol's message format (the official schema, stray output), one sentence each.
+    ``changes`` says what the call changed in the tool's working directory, where the protocol
+    watches it ("created notes.txt", "appended to log.txt", "overwrote a.txt", "deleted b.txt"),
+    and ``state`` is a digest of that directory after the call ("" where it is not watched).
     """
 
     type_name: str
@@ -277,6 +280,8 @@ class ResultFacts:
     truncated: bool
     fingerprint: str
     wire_errors: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    state: str = ""
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,15 @@ MCP = subject(
     policy=McpProtocol.policy,
 )
 MCP_STRUCTURED = dataclasses.replace(MCP, output_schema=COUNT_SCHEMA)
+READ_ONLY = dataclasses.replace(MCP, annotations={"readOnlyHint": True})
+ADDITIVE = dataclasses.replace(MCP, annotations={"destructiveHint": False})
+IDEMPOTENT = dataclasses.replace(MCP, annotations={"idempotentHint": True})
+
+
+def changed(*changes: str, state: str = "s1") -> Observation:
+    """A call an MCP server answered, having made these changes in its working directory."""
+    facts = dataclasses.replace(result("CallToolResult", content=[]), changes=changes, state=state)
+    return returned(facts)
 
 
 def answered(**fields: object) -> Observation:
@@ -800,6 +809,40 @@ CASES = [
         "a result, then an exception",
         failure("then raised ValueError: it went wrong"),
         call=call(ok(), repeat=raised(exception("ValueError", "raise"))),
+    ),
+    case("read-only-honoured", "nothing changed", subject=READ_ONLY, call=call(changed())),
+    case(
+        "read-only-honoured",
+        "a log written",
+        failure("declares readOnlyHint, yet the call created count.log"),
+        subject=READ_ONLY,
+        call=call(changed("created count.log")),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a line appended, a file created",
+        subject=ADDITIVE,
+        call=call(changed("appended to notes.txt", "created index.txt")),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a file written anew",
+        failure("yet the call overwrote notes.txt"),
+        subject=ADDITIVE,
+        call=call(changed("overwrote notes.txt")),
+    ),
+    case(
+        "idempotent-honoured",
+        "the same state after the second call",
+        subject=IDEMPOTENT,
+        call=call(changed("overwrote mode.txt"), repeat=changed()),
+    ),
+    case(
+        "idempotent-honoured",
+        "a line appended by the second call",
+        failure("yet the same call made again appended to mode.txt"),
+        subject=IDEMPOTENT,
+        call=call(changed("created mode.txt"), repeat=changed("appended to mode.txt", state="s2")),
     ),
     case("input-not-mutated", "left alone", call=call(ok())),
     case(

@@ -215,6 +215,7 @@ OFFERED = {
     "output-schema": {"axm", "tool_use", "amplifier", "mcp"},
     "discovery-metadata": {"axm"},
     "json-rpc": {"mcp"},
+    "behaviour-hints": {"mcp"},
     "effects-declared": {"axio"},
     "guards": {"axio"},
     "concurrency-limit": {"axio"},

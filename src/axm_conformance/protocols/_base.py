@@ -138,6 +138,10 @@ CAPABILITIES: dict[str, str] = {
     "output-schema": "a declared output schema",
     "discovery-metadata": "discovery metadata (expose_directly, domain, tags, agent_hint)",
     "json-rpc": "JSON-RPC messages, each validated against the protocol's official schema",
+    "behaviour-hints": (
+        "declared hints about its behaviour (read-only, destructive, idempotent), held to what "
+        "a call changes in its working directory"
+    ),
     "effects-declared": "declared kinds of access (read, write, execute, external)",
     "guards": "permission guards in front of the tool",
     "concurrency-limit": "a limit on concurrent calls",

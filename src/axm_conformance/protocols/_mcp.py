@@ -34,6 +34,7 @@ from axm_conformance._observation import (
     canonical_json,
 )
 from axm_conformance._sweep import live_descendants
+from axm_conformance._workdir import snapshot
 from axm_conformance.protocols._base import (
     CallCrashed,
     Cleanups,
@@ -118,17 +119,19 @@ class _Connection:
             raise CallCrashed(f"the server did not start again: {exc}") from None
         problems, strays = len(session.problems), len(session.strays)
         params = {"name": name, "arguments": arguments}
+        before = snapshot(session.cwd)
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except WireError as exc:
             self.close()
             raise CallCrashed(f"the server stopped serving: {exc}") from None
+        after = snapshot(session.cwd)
         wire_errors = [*session.problems[problems:]]
         wire_errors += [
             f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
             for line in session.strays[strays:]
         ]
-        return _Answer(response, tuple(wire_errors))
+        return _Answer(response, tuple(wire_errors), before.changes(after), after.digest())
 
     def close(self) -> None:
         # How the server ends is judged by the server's own session (see probe): here it only
@@ -140,10 +143,13 @@ class _Connection:
 
 @dataclass(frozen=True)
 class _Answer:
-    """A server's answer to one call: the JSON-RPC response, and where the wire was broken."""
+    """A server's answer to one call: the JSON-RPC response, where the wire was broken, what
+    the call changed in the server's working directory and the state it left there."""
 
     response: dict[str, Any]
     wire_errors: tuple[str, ...] = ()
+    changes: tuple[str, ...] = ()
+    state: str = ""
 
 
 class McpTool:
@@ -326,7 +332,7 @@ def _left_behind(before: set[int]) -> tuple[str, ...]:
 class McpProtocol(ToolProtocol):
     name = "mcp"
     title = "MCP"
-    capabilities = frozenset({"description", "output-schema", "json-rpc"})
+    capabilities = frozenset({"description", "output-schema", "json-rpc", "behaviour-hints"})
     ref_prefix = PREFIX
     detection_order = 60
     result = ResultModel(
@@ -477,6 +483,8 @@ class McpProtocol(ToolProtocol):
             truncated=truncated,
             fingerprint=hashlib.sha256(encoded).hexdigest(),
             wire_errors=value.wire_errors,
+            changes=value.changes,
+            state=value.state,
         )
 
 

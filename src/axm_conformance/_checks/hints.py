@@ -1,0 +1,97 @@
+"""Hint checks: what a tool declares about its behaviour holds for what its calls do.
+
+MCP's tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint``) are what
+clients decide on: a read-only tool is called without asking, a non-destructive one is trusted
+not to lose data, an idempotent one is retried. They are held to what each valid call changed in
+the tool's working directory, compared by content (see :mod:`axm_conformance._workdir`).
+``openWorldHint`` is not judged: under the kit the network is unreachable for every tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks.schema import input_unusable
+from axm_conformance._observation import Call, SubjectInfo
+from axm_conformance._outcomes import Finding
+
+__all__: list[str] = []
+
+# The defaults MCP gives a hint the tool leaves out.
+_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
+
+
+def _hint(subject: SubjectInfo, name: str) -> bool:
+    value = subject.annotations.get(name, _DEFAULTS[name])
+    return value if isinstance(value, bool) else _DEFAULTS[name]
+
+
+def _declares(name: str, value: bool) -> Callable[[SubjectInfo], str | Finding | None]:
+    def applies(subject: SubjectInfo) -> str | Finding | None:
+        unusable = input_unusable(subject)
+        if unusable is not None:
+            return unusable
+        if _hint(subject, name) is not value:
+            return f"the tool does not declare {name}: {str(value).lower()}"
+        if name == "destructiveHint" and _hint(subject, "readOnlyHint"):
+            return "the tool declares readOnlyHint, which read-only-honoured judges"
+        return None
+
+    return applies
+
+
+def _changed(call: Call) -> tuple[str, ...]:
+    result = call.observation.result
+    assert result is not None
+    return result.changes
+
+
+@check(
+    "read-only-honoured",
+    "behaviour",
+    applies=_declares("readOnlyHint", True),
+    considers=("returned",),
+    requires=("behaviour-hints",),
+)
+def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A tool that declares itself read-only changes nothing in its working directory."""
+    changes = _changed(call)
+    if changes:
+        yield f"declares readOnlyHint, yet the call {', '.join(changes)}"
+
+
+@check(
+    "non-destructive-honoured",
+    "behaviour",
+    applies=_declares("destructiveHint", False),
+    considers=("returned",),
+    requires=("behaviour-hints",),
+)
+def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A tool that declares itself non-destructive deletes and overwrites no existing file."""
+    destroyed = [change for change in _changed(call) if change.startswith(("overwrote", "deleted"))]
+    if destroyed:
+        yield (
+            f"declares destructiveHint: false (additive updates only), yet the call "
+            f"{', '.join(destroyed)}"
+        )
+
+
+@check(
+    "idempotent-honoured",
+    "behaviour",
+    applies=_declares("idempotentHint", True),
+    considers=("returned",),
+    repeats=True,
+    requires=("behaviour-hints",),
+)
+def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A tool that declares itself idempotent leaves the same state when a call is repeated."""
+    again = call.repeat
+    first = call.observation.result
+    if again is None or again.result is None or first is None:
+        return
+    if again.result.state != first.state:
+        changes = ", ".join(again.result.changes) or "changed its working directory"
+        yield f"declares idempotentHint, yet the same call made again {changes}"
