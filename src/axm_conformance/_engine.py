@@ -61,6 +61,7 @@ from axm_conformance._strategies import (
     invalid_inputs,
     keywords_exercised,
     valid_inputs,
+    variations,
 )
 from axm_conformance._worker import Crash, Worker
 from axm_conformance._workers import WorkersAhead
@@ -73,6 +74,9 @@ __all__ = ["certify"]
 _MAX_CRASHES = 3
 # Seconds spent shrinking one check's failure (each attempt is a real call of the tool).
 _SHRINK_BUDGET = 15.0
+# The variations of at most this many refused valid inputs are called, per tool: a tool that
+# refuses most inputs would otherwise cost several calls for each.
+_MOST_VARIED = 25
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
@@ -155,19 +159,30 @@ class _Session:
     # the inputs replayed from it, by feed, which are not sent again when met again.
     database: ExampleDatabase | None = None
     replayed: set[tuple[Feed, str]] = field(default_factory=set)
+    # Refused valid inputs whose variations were called (see _MOST_VARIED).
+    varied: int = 0
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
         if not self.exhausted:
             self.finished.update(feeds)
 
-    def call(self, value: Any, label: str, *, feed: Feed, repeat: bool) -> Call:
-        """Call the tool through ``feed`` (twice when ``repeat``) and observe it."""
+    def call(self, value: Any, label: str, *, feed: Feed, repeat: bool, vary: bool = False) -> Call:
+        """Call the tool through ``feed`` (twice when ``repeat``) and observe it; when ``vary``
+        and the tool refused the valid input, call its variations too."""
         first, trace = self.observe(value, feed)
         again = None
         if repeat and first.status != "crashed":
             again = self.observe(value, feed)[0]
-        return Call(value, first, label, again, feed is INVALID, trace)
+        varied: tuple[tuple[str, str, Observation], ...] = ()
+        refused = first.result is not None and not self.subject.result.succeeded(first.result)
+        if vary and feed is VALID and refused and self.varied < _MOST_VARIED:
+            self.varied += 1
+            varied = tuple(
+                (variation.kind, variation.said, self.observe(variation.value, feed)[0])
+                for variation in variations(self.subject.input_schema, value)
+            )
+        return Call(value, first, label, again, feed is INVALID, trace, varied)
 
     def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
         target = feed.target or protocol_named(self.subject.protocol).probes[feed.name]
@@ -222,7 +237,8 @@ class _Session:
             self.exhausted = True
             raise _Stop
         repeat = any(run.check.repeats for run in runs)
-        call = self.call(value, label, feed=feed, repeat=repeat)
+        vary = any(run.check.varies for run in runs)
+        call = self.call(value, label, feed=feed, repeat=repeat, vary=vary)
         status = call.observation.status
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
@@ -340,7 +356,9 @@ class _Session:
         call, violations = run.failure
         if call.observation.status == "crashed" or time.monotonic() > self.deadline:
             return
-        again = self.call(call.input, call.label, feed=run.check.feed, repeat=False)
+        again = self.call(
+            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
+        )
         found = self.violations(run.check, again)
         if found and _severe(found) == _severe(violations):
             return
@@ -379,7 +397,9 @@ class _Session:
                     or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES
                 ):
                     return False
-                call = self.call(value, label, feed=feed, repeat=run.check.repeats)
+                call = self.call(
+                    value, label, feed=feed, repeat=run.check.repeats, vary=run.check.varies
+                )
                 violations = self.violations(run.check, call)
                 matches = bool(violations) and (_severe(violations) or not severe)
                 tried[key] = (call, violations) if matches else None

@@ -319,6 +319,9 @@ class Call:
     repeat: Observation | None = None  # the same input again, for checks that compare
     invalid: bool = False  # the input breaks the schema (on purpose)
     trace: Any = None  # what a probe recorded, for the probe checks
+    # A refused valid input's variations, one change each, and what became of them: (kind,
+    # what changed, the call).
+    variations: tuple[tuple[str, str, Observation], ...] = ()
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

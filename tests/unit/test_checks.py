@@ -147,6 +147,14 @@ def answered(**fields: object) -> Observation:
     return returned(result("CallToolResult", **fields))
 
 
+def served() -> Observation:
+    return answered(content=[text("done")])
+
+
+def refused_again() -> Observation:
+    return answered(content=[text("no such file")], isError=True)
+
+
 def rpc_error(code: int, message: str = "boom") -> Observation:
     return returned(result(McpProtocol.result.error_type, error={"code": code, "message": message}))
 
@@ -536,6 +544,35 @@ CASES = [
     # calls
     case("call-completes", "returned", call=call(ok())),
     case("call-completes", "raised", call=call(raised(exception("ValueError", "raise")))),
+    case(
+        "schema-tells-truth",
+        "refused, and refused again when varied",
+        subject=MCP,
+        call=dataclasses.replace(
+            call(answered(content=[text("no such file")], isError=True)),
+            variations=(("optional", "without the optional 'encoding'", refused_again()),),
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "an enum member refused, another served",
+        failure("yet served it with 'unit' set to \"cm\", also in its enum: the schema's enum"),
+        subject=MCP,
+        call=dataclasses.replace(
+            call(answered(content=[text("unit not supported")], isError=True)),
+            variations=(("enum", "'unit' set to \"cm\", also in its enum", served()),),
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "an undeclared property refused, the input without it served",
+        warning("declare additionalProperties: false"),
+        subject=MCP,
+        call=dataclasses.replace(
+            call(answered(content=[text("unknown argument")], isError=True)),
+            variations=(("extra", "without 'x', which the schema does not declare", served()),),
+        ),
+    ),
     case("no-error-response", "a result", subject=MCP, call=call(answered(content=[text("3")]))),
     case(
         "no-error-response",

@@ -66,6 +66,8 @@ class Check:
     setting (pairs of tool name and reason) that exempts a tool from it. ``requires`` names the
     capabilities a tool's protocol must offer for the check to apply. A check's ``subject`` is
     one tool, or a server of tools as a whole (an MCP server's handshake, listing, shutdown).
+    A check that ``varies`` gets, for each valid input the tool refused, the calls of its
+    variations (see :func:`axm_conformance._strategies.variations`).
     """
 
     id: str
@@ -79,6 +81,7 @@ class Check:
     feed: Feed = VALID
     requires: tuple[str, ...] = ()
     subject: Literal["tool", "server"] = "tool"
+    varies: bool = False
 
     @property
     def per_call(self) -> bool:
@@ -145,6 +148,7 @@ def check(
     feed: Feed = VALID,
     requires: tuple[str, ...] = (),
     subject: Literal["tool", "server"] = "tool",
+    varies: bool = False,
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -169,6 +173,7 @@ def check(
             feed=feed,
             requires=requires,
             subject=subject,
+            varies=varies,
         )
         return function
 

@@ -60,6 +60,40 @@ def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
         yield call.observation.crash_detail
 
 
+# What a refused input's served variation shows, by the variation's kind: a failure where the
+# schema states the value outright, a warning where it only leaves the input open.
+_TRUTH = {
+    "enum": "the schema's enum promises both",
+    "bound": "the declared bound is off by one",
+    "optional": "the schema makes it optional: declare the values the tool serves",
+    "extra": "the schema does not forbid it: declare additionalProperties: false",
+}
+
+
+@check(
+    "schema-tells-truth",
+    "calls",
+    applies=lambda s: (
+        input_unusable(s)
+        or (None if s.result.returns == "tool-result" else "the result tells no refusal")
+    ),
+    considers=("returned",),
+    varies=True,
+)
+def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A valid input refused is refused for its values, not for what its schema allows."""
+    result = call.observation.result
+    assert result is not None
+    if subject.result.succeeded(result):
+        return
+    for kind, said, observation in call.variations:
+        served = observation.result
+        if served is None or not subject.result.succeeded(served):
+            continue
+        finding = f"refused this input, yet served it with {said}: {_TRUTH[kind]}"
+        yield finding if kind in ("enum", "bound") else warning(finding)
+
+
 @check(
     "no-unexpected-exception",
     "calls",

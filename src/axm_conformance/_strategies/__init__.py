@@ -7,7 +7,9 @@ published drafts (a custom dialect is rejected). From it this package makes:
 - `boundary_inputs`: a deterministic list of valid edge cases, each labelled;
 - `invalid_inputs` / `invalid_examples`: values that break the schema at exactly one location in
   one known way, each a `Mutation` with a stable `kind`;
-- `keywords_of`: the keywords a schema uses, so a report can say which ones were exercised.
+- `keywords_of`: the keywords a schema uses, so a report can say which ones were exercised;
+- `variations`: valid inputs one change away from a valid input, to tell a refusal the schema
+  explains from one it does not.
 
 Why not `hypothesis_jsonschema.from_schema` alone: it predates 2020-12 (no ``prefixItems``,
 ``dependentRequired``, ``$anchor`` or ``$id``-relative references) and, with current Hypothesis, it
@@ -60,6 +62,7 @@ from axm_conformance._strategies._json import Strategy, canonical
 from axm_conformance._strategies._mutations import MUTATION_KINDS, Mutation, Mutations
 from axm_conformance._strategies._placement import placed
 from axm_conformance._strategies._valid import ValidInputs
+from axm_conformance._strategies._variations import Variation, variations_of
 
 __all__ = [
     "MUTATION_KINDS",
@@ -70,6 +73,7 @@ __all__ = [
     "Mutation",
     "UnsatisfiableSchemaError",
     "UnsupportedSchemaError",
+    "Variation",
     "boundary_inputs",
     "discarded_count",
     "generated_inputs",
@@ -79,6 +83,7 @@ __all__ = [
     "keywords_exercised",
     "keywords_of",
     "valid_inputs",
+    "variations",
 ]
 
 
@@ -150,6 +155,13 @@ def invalid_examples(schema: Any) -> list[Mutation]:
     input's places, then those of the input with every optional property), each confirmed
     invalid."""
     return list(_compiled(schema).mutations.examples)
+
+
+def variations(schema: Any, value: Any) -> list[Variation]:
+    """Valid inputs one change away from the valid input ``value``: another member of an enum,
+    the value next to a declared bound inside it, an optional or undeclared property left out
+    (see `_variations`)."""
+    return variations_of(_compiled(schema).document, value)
 
 
 def invalid_inputs(schema: Any, hints: Hints | None = None) -> st.SearchStrategy[Mutation]:
