@@ -550,17 +550,29 @@ CASES = [
         subject=MCP,
         call=dataclasses.replace(
             call(answered(content=[text("no such file")], isError=True)),
-            variations=(("optional", "without the optional 'encoding'", refused_again()),),
+            variations=(
+                ("enum", "'encoding' set to \"latin-1\", also in its enum", refused_again()),
+            ),
         ),
     ),
     case(
         "schema-tells-truth",
         "an enum member refused, another served",
-        failure("yet served it with 'unit' set to \"cm\", also in its enum: the schema's enum"),
+        warning("also in its enum: the enum promises both; if that member needs other arguments"),
         subject=MCP,
         call=dataclasses.replace(
             call(answered(content=[text("unit not supported")], isError=True)),
             variations=(("enum", "'unit' set to \"cm\", also in its enum", served()),),
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "a maximum refused, the value below it served",
+        failure("next to its maximum 5 inside: the declared bound is off by one"),
+        subject=MCP,
+        call=dataclasses.replace(
+            call(answered(content=[text("count must be below 5")], isError=True)),
+            variations=(("bound", "'count' set to 4, next to its maximum 5 inside", served()),),
         ),
     ),
     case(

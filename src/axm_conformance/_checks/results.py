@@ -60,12 +60,16 @@ def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
         yield call.observation.crash_detail
 
 
-# What a refused input's served variation shows, by the variation's kind: a failure where the
-# schema states the value outright, a warning where it only leaves the input open.
+# What a refused input's served variation shows, by the variation's kind. A bound refused while
+# the value next to it is served is off by one: a failure. An enum member refused while another
+# is served may need what the schema does not say (an "add" that needs an item): a warning, as
+# is a property the schema leaves open.
 _TRUTH = {
-    "enum": "the schema's enum promises both",
     "bound": "the declared bound is off by one",
-    "optional": "the schema makes it optional: declare the values the tool serves",
+    "enum": (
+        "the enum promises both; if that member needs other arguments, say so in the schema "
+        "(if/then, dependentRequired)"
+    ),
     "extra": "the schema does not forbid it: declare additionalProperties: false",
 }
 
@@ -91,7 +95,7 @@ def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Fo
         if served is None or not subject.result.succeeded(served):
             continue
         finding = f"refused this input, yet served it with {said}: {_TRUTH[kind]}"
-        yield finding if kind in ("enum", "bound") else warning(finding)
+        yield finding if kind == "bound" else warning(finding)
 
 
 @check(

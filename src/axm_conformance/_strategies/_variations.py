@@ -2,10 +2,13 @@
 allows, each variation itself valid.
 
 A tool that refuses a valid input while it serves a variation of it shows where its schema does
-not tell the truth: a member of an enum refused while another member is served; a value at a
-declared bound refused while the value next to it inside is served (a bound off by one); an
-optional property refused when present while the input without it is served; a property the
-schema does not declare refused while the input without it is served.
+not tell the truth: a value at a declared bound refused while the value next to it inside is
+served (a bound off by one); a member of an enum refused while another member is served; a
+property the schema does not declare refused while the input without it is served.
+
+An optional property is not left out: a tool that refuses ``{"start": "tomorrow"}`` and serves
+the input without ``start`` refuses the value, not the property, and telling the two apart needs
+a value the tool serves, which the schema does not give.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from axm_conformance._strategies._json import canonical
 
 __all__ = ["Variation", "variations_of"]
 
-VariationKind = Literal["enum", "bound", "optional", "extra"]
-_KINDS: tuple[VariationKind, ...] = ("enum", "bound", "optional", "extra")
+VariationKind = Literal["bound", "enum", "extra"]
+_KINDS: tuple[VariationKind, ...] = ("bound", "enum", "extra")
 # Variations tried per refused input: each is a real call of the tool.
 _MOST = 4
 
@@ -46,7 +49,7 @@ def variations_of(document: Document, value: Any) -> list[Variation]:
         for variation in _candidates(schema, value)
         if document.is_valid(document.root, variation.value)
     ]
-    # What a schema states outright (an enum, a bound) first, then what it leaves open.
+    # What a schema states outright (a bound, an enum) first, then what it leaves open.
     found.sort(key=lambda variation: _KINDS.index(variation.kind))
     return found[:_MOST]
 
@@ -54,18 +57,15 @@ def variations_of(document: Document, value: Any) -> list[Variation]:
 def _candidates(schema: dict[str, Any], value: dict[str, Any]) -> Iterator[Variation]:
     listed = schema.get("properties")
     properties: dict[str, Any] = listed if isinstance(listed, dict) else {}
-    required = set(schema.get("required") or ())
     for name, item in value.items():
         declared = properties.get(name)
-        without = {key: other for key, other in value.items() if key != name}
         if declared is None:
+            without = {key: other for key, other in value.items() if key != name}
             patterns = schema.get("patternProperties")
             if not (isinstance(patterns, dict) and any(_matches(p, name) for p in patterns)):
                 said = f"without {name!r}, which the schema does not declare"
                 yield Variation("extra", without, said)
             continue
-        if name not in required:
-            yield Variation("optional", without, f"without the optional {name!r}")
         if not isinstance(declared, dict):
             continue
         enum = declared.get("enum")
