@@ -8,6 +8,7 @@ protocol versions, two written with the official SDK) fail nothing.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import tomllib
@@ -58,6 +59,48 @@ def test_every_check_of_an_mcp_server_has_a_fixture_that_fails_or_warns_on_it() 
         if set(check.requires) <= offered and check.opt_out != "nondeterministic"
     }
     assert applies - proven == set(UNPROVEN_HERE)
+
+
+@pytest.mark.slow
+def test_a_server_gets_path_lang_home_and_what_the_run_adds_from_the_ini(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ini names the server (``axm_tools``) and adds to its environment (``axm_mcp_env``);
+    nothing else of the kit's environment reaches it."""
+    monkeypatch.setenv("KIT_SECRET", "do not leak")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    command = shlex.join([sys.executable, str(SERVERS / "word_server.py"), "--name-with-env"])
+    pytester.makeini(
+        f"[pytest]\naxm_tools =\n    mcp:{command}\naxm_mcp_env =\n    GREETING=hello world\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--axm-conformance", "--axm-examples=5", "--axm-report=cert.json"
+    )
+    assert result.ret == 0, result.stdout.str()
+    tools = json.loads((pytester.path / "cert.json").read_text())["tools"]
+    server = next(tool for tool in tools if tool["key"] == "SERVER")
+    assert server["name"] == "word-server[GREETING,HOME,LANG,PATH]"
+    assert {tool["key"] for tool in tools} >= {"SERVER", "word_count", "set_mode"}
+
+
+def test_an_mcp_env_line_that_is_not_an_assignment_is_a_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--axm-conformance", "--axm-tool=mcp:true", "--axm-mcp-env=NOPE"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--axm-mcp-env: 'NOPE' is not NAME=VALUE*"])
+
+
+def test_a_command_that_cannot_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--axm-conformance", "--axm-tool=mcp:no-such-mcp-server --x"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--axm-tool 'mcp:no-such-mcp-server --x': cannot start 'no-such-mcp-server'*"]
+    )
 
 
 @pytest.mark.slow
