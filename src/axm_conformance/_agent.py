@@ -180,6 +180,7 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
             status="crashed",
             crash_kind="exited",
             crash_detail=str(exc),
+            stderr_tail=exc.stderr_tail,
             duration=time.perf_counter() - started,
         )
         return _with_side_effects(observation, watch.changes())

@@ -719,7 +719,11 @@ def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     if run.failure is not None:
         call, violations = run.failure
         # A probe calls a modified copy of the tool: no person can make the same call.
-        evidence = _evidence(call, callable_by_hand=check.feed.fuzzed)
+        evidence = _evidence(
+            call,
+            callable_by_hand=check.feed.fuzzed,
+            in_process=session.subject.offers("in-process"),
+        )
         return Outcome(
             check.id,
             check.title,
@@ -737,8 +741,9 @@ def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
     )
 
 
-def _evidence(call: Call, *, callable_by_hand: bool) -> Evidence:
-    """The call a check's findings were made on, with the tool's traceback or last words."""
+def _evidence(call: Call, *, callable_by_hand: bool, in_process: bool = True) -> Evidence:
+    """The call a check's findings were made on, with the tool's traceback or last words (for
+    a tool in another process, what that process wrote to stderr)."""
     observation = call.observation
     traceback = ""
     if observation.exception is not None:
@@ -746,7 +751,7 @@ def _evidence(call: Call, *, callable_by_hand: bool) -> Evidence:
     elif observation.stderr_tail:
         heading = (
             "where it was when it was stopped:"
-            if observation.crash_kind == "timeout"
+            if observation.crash_kind == "timeout" and in_process
             else "what the process wrote to stderr last:"
         )
         traceback = f"{heading}\n{observation.stderr_tail}"
@@ -764,18 +769,19 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
         if other.failure is not None and (_severe(other.failure[1]) or session.settings.strict)
     ]
     reason = ""
+    if check.feed is INVALID and session.crashes.get(check.feed, 0) < _MAX_CRASHES:
+        # Nothing to judge is not a defect, nor a doubt: no input breaks the schema, or every
+        # one that does is refused by the caller before the tool sees it.
+        nothing = (
+            f"nothing to judge: every invalid input was refused before reaching the tool ({seen})"
+            if made
+            else "nothing to judge: no input breaks the schema in a way the tool could receive"
+        )
+        return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
     if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
         reason = (
             f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
             f"or crashed; see {', '.join(culprits)}"
-        )
-    elif check.feed is INVALID:
-        # Nothing to judge is not a defect here: no input breaks the schema, or every one
-        # that does is refused by the caller before the tool sees it.
-        reason = (
-            f"not run: every invalid input was refused before reaching the tool ({seen})"
-            if made
-            else "not run: no input breaks the schema in a way the tool could receive"
         )
     wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
     why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"

@@ -107,7 +107,9 @@ class WorkerConfig:
     ``trusted_modules`` names the packages and modules whose classes and functions a reply may
     refer to; the parent refuses to unpickle any other global (besides plain builtin types).
     ``fork_server`` (see :func:`fork_server`) forks the worker instead of spawning it, unless
-    ``env`` sets a variable the interpreter reads at start (PYTHON*).
+    ``env`` sets a variable the interpreter reads at start (PYTHON*). ``stacks``: a worker that
+    timed out writes where its threads were to its stderr before it is killed (not worth it for
+    one that only waits on another process: its stacks are the kit's own).
     """
 
     timeout: float = 5.0
@@ -123,6 +125,7 @@ class WorkerConfig:
     teardown: str | None = None
     trusted_modules: tuple[str, ...] = ("axm_conformance",)
     fork_server: ForkServer | None = field(default=None, compare=False)
+    stacks: bool = True
 
 
 def fork_server(*preload: str) -> ForkServer:
@@ -425,7 +428,7 @@ class Worker:
         assert process is not None
         self._resources.process = None
         exited = lost.reason in ("closed", "exited") and process.exited_within(_EXIT_GRACE)
-        if lost.reason == "timeout":
+        if lost.reason == "timeout" and self._config.stacks:
             process.dump_stacks()
         tail, out_of_memory = process.stop()
         if lost.reason == "timeout":

@@ -126,6 +126,7 @@ def _worker_config(
         setup_timeout=setup_timeout,
         teardown="axm_conformance._agent:close_tool",
         fork_server=forks,
+        stacks=not serves,
     )
 
 

@@ -335,7 +335,9 @@ def test_hints_are_mixed_into_generated_values() -> None:
     drawn = generated_inputs(schema, hints)
 
     def found(wanted: Any) -> Any:
-        return find(drawn, wanted, settings=settings(max_examples=2000, database=None))
+        # Derandomized: each property is found at a fixed draw, on a busy machine too.
+        chosen = settings(max_examples=2000, database=None, derandomize=True)
+        return find(drawn, wanted, settings=chosen)
 
     assert found(lambda e: e.value["text"] == "notes.txt").source == "worker-file"
     spliced = found(lambda e: "--" in e.value["text"] and e.value["text"] != "--")

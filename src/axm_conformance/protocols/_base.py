@@ -61,7 +61,12 @@ class LoadError(Exception):
 class CallCrashed(Exception):
     """What a protocol raises when the process serving a call died or broke its transport
     during the call: a crash of the tool, reported as the worker's own crashes are, not an
-    exception it raised. The message says what happened."""
+    exception it raised. The message says what happened; ``stderr_tail`` what that process
+    wrote last."""
+
+    def __init__(self, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message)
+        self.stderr_tail = stderr_tail
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,8 @@ _CLOSE_GRACE = 0.5
 _CALL_WAIT = 24 * 3600.0
 # The JSON-RPC error for a request whose parameters are not what the method takes.
 _INVALID_PARAMS = -32602
+# The worker's standard error, a log file whose end a crash report shows.
+_WORKER_STDERR = 2
 # The type name of an answer that is a JSON-RPC error response instead of a result.
 JSON_RPC_ERROR = "JSON-RPC error"
 
@@ -100,7 +102,10 @@ class _Connection:
 
     def open(self) -> Session:
         if self.session is None:
-            session = Session(self.command, os.getcwd(), server_env(self.options))
+            # The server writes to the worker's stderr: what it said last is in a crash report.
+            session = Session(
+                self.command, os.getcwd(), server_env(self.options), stderr_fd=_WORKER_STDERR
+            )
             session.timeout = self.options.timeout
             session.start()
             try:
@@ -124,7 +129,7 @@ class _Connection:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except WireError as exc:
             self.close()
-            raise CallCrashed(f"the server stopped serving: {exc}") from None
+            raise CallCrashed(f"the server stopped serving: {exc}", _stderr_tail()) from None
         after = snapshot(session.cwd)
         wire_errors = [*session.problems[problems:]]
         wire_errors += [
@@ -139,6 +144,17 @@ class _Connection:
         if self.session is not None:
             self.session.close(grace=_CLOSE_GRACE)
             self.session = None
+
+
+def _stderr_tail(size: int = 4096) -> str:
+    """The end of the worker's stderr log, which the server writes to ("" when it is no
+    file)."""
+    try:
+        length = os.fstat(_WORKER_STDERR).st_size
+        start = max(0, length - size)
+        return os.pread(_WORKER_STDERR, length - start, start).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 @dataclass(frozen=True)

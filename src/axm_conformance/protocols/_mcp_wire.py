@@ -89,6 +89,9 @@ class Session:
     cwd: str
     env: Mapping[str, str]
     timeout: float = 5.0
+    # Where the server's stderr goes: kept here (None: its last lines in ``stderr``), or a file
+    # descriptor it writes to directly (the worker's own stderr, which a crash report shows).
+    stderr_fd: int | None = None
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
@@ -104,7 +107,7 @@ class Session:
                 list(self.argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=subprocess.PIPE if self.stderr_fd is None else self.stderr_fd,
                 cwd=self.cwd,
                 env=dict(self.env),
                 start_new_session=True,
@@ -112,7 +115,8 @@ class Session:
         except OSError as exc:
             raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
+        if self._process.stderr is not None:
+            threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
         return self
 
     def _read(self, stream: Any) -> None:
