@@ -1,0 +1,61 @@
+"""Real MCP servers, from PyPI and npm, certified end to end: each runs to a verdict with no kit
+error, and the verdict of every subject is the one ``servers.toml`` gives (and
+``conformance/mcp-servers.md`` explains, finding by finding).
+
+Run by ``tox -e mcp``, which installs the servers (``install.py``) and sets AXM_MCP_SERVERS to
+where; without it every test here is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from axm_conformance import check_tool
+
+HERE = Path(__file__).resolve().parent
+SERVERS: list[dict[str, Any]] = tomllib.loads((HERE / "servers.toml").read_text())["server"]
+INSTALLED = os.environ.get("AXM_MCP_SERVERS", "")
+
+
+def command(server: dict[str, Any], root: Path) -> str:
+    return server["command"].format(
+        bin=root / server["name"] / "bin", node_modules=root / "node_modules"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", SERVERS, ids=[server["name"] for server in SERVERS])
+def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> None:
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    root = Path(INSTALLED)
+    where = (
+        root / server["name"] if "pip" in server else root / "node_modules" / server.get("npm", "")
+    )
+    if not where.exists():
+        pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
+    files = str(root / server["worker_files"]) if "worker_files" in server else None
+    report = check_tool(
+        f"mcp:{command(server, root)}",
+        examples=30,
+        seed=1,
+        worker_files=files,
+        **server.get("options", {}),
+    )
+    expected = server.get("verdicts", {})
+    found = {}
+    for tool in report.tools:
+        key = "SERVER" if tool.subject.kind == "server" else str(tool.subject.name)
+        verdict = tool.verdict.verdict
+        warned = any(outcome.status == "warning" for outcome in tool.outcomes)
+        found[key] = f"{verdict} with warnings" if verdict == "certified" and warned else verdict
+    wrong = {
+        key: verdict for key, verdict in found.items() if verdict != expected.get(key, "certified")
+    }
+    assert "SERVER" in found and len(found) > 1, found
+    assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"
