@@ -23,9 +23,10 @@ def main(dest: Path) -> int:
     for server in SERVERS:
         if "pip" in server:
             install_pip(dest / server["name"], server["pip"])
-    npm = [server["npm"] for server in SERVERS if "npm" in server]
+    packages = [server["npm"] for server in SERVERS if "npm" in server]
+    npm = [f"{server['npm']}@{server['version']}" for server in SERVERS if "npm" in server]
     if shutil.which("npm") and shutil.which("node"):
-        if not all((dest / "node_modules" / package).is_dir() for package in npm):
+        if not all((dest / "node_modules" / package).is_dir() for package in packages):
             (dest / "package.json").write_text('{"private": true}\n')
             subprocess.run(
                 ["npm", "install", "--no-audit", "--no-fund", *npm], cwd=dest, check=True

@@ -260,11 +260,14 @@ def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
     error = reply.get("error")
     if isinstance(error, dict) and error.get("code") == _INVALID_PARAMS:
         return ""
-    what = (
-        f"the error {canonical_json(error)}"
-        if error is not None
-        else (f"the result {canonical_json(reply.get('result'))[:200]}")
-    )
+    result = reply.get("result")
+    if error is not None:
+        what = f"the error {canonical_json(error)[:200]}"
+    else:
+        # What a client reads of a result: whether it failed, and its content.
+        if isinstance(result, dict):
+            result = {key: result[key] for key in ("isError", "content") if key in result}
+        what = f"the result {canonical_json(result)[:200]}"
     return f"a call of the unlisted tool {name!r} was answered with {what}"
 
 
