@@ -11,7 +11,7 @@ capability, and never names a protocol.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,7 +23,7 @@ from axm_conformance._observation import Call, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, Severity, note
 from axm_conformance.protocols import CAPABILITIES
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for", "first_few"]
 
 
 @dataclass
@@ -50,6 +50,13 @@ class Context:
 # not-run finding when it would apply but what it needs failed first; None when it applies.
 Applies = Callable[[SubjectInfo], str | Finding | None]
 Found = Iterator[str | Finding]
+
+
+def first_few(findings: Sequence[str], what: str, shown: int = 3) -> Found:
+    """The first few of many findings of one kind, then how many more ``what`` there are."""
+    yield from findings[:shown]
+    if len(findings) > shown:
+        yield f"... and {len(findings) - shown} more {what}"
 
 
 def always(subject: SubjectInfo) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import Applies, Context, Found, check, first_few
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import (
     CONTENT_BLOCKS,
@@ -25,6 +25,14 @@ from axm_conformance._outcomes import warning
 __all__ = ["crash", "is_programming_error", "provenance"]
 
 _CALLABLE = ("returned", "raised")
+
+
+def _with_outcome(otherwise: str) -> Applies:
+    """Applies to a tool whose result tells a success from a failure (a tool-result); else
+    skipped, saying ``otherwise``."""
+    return lambda subject: (
+        input_unusable(subject) or (None if subject.result.returns == "tool-result" else otherwise)
+    )
 
 
 def is_programming_error(exception: ExceptionInfo) -> bool:
@@ -77,10 +85,7 @@ _TRUTH = {
 @check(
     "schema-tells-truth",
     "calls",
-    applies=lambda s: (
-        input_unusable(s)
-        or (None if s.result.returns == "tool-result" else "the result tells no refusal")
-    ),
+    applies=_with_outcome("the result tells no refusal"),
     considers=("returned",),
     varies=True,
 )
@@ -170,10 +175,7 @@ def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
 @check(
     "result-consistent",
     "results",
-    applies=lambda s: (
-        input_unusable(s)
-        or (None if s.result.returns == "tool-result" else "the result has no success/error fields")
-    ),
+    applies=_with_outcome("the result has no success/error fields"),
     considers=("returned",),
     requires=("in-process",),
 )
@@ -218,10 +220,7 @@ def result_json(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """Every payload in the result is strict JSON."""
     result = call.observation.result
     assert result is not None
-    problems = result.problems
-    yield from problems[:3]
-    if len(problems) > 3:
-        yield f"... and {len(problems) - 3} more values that are not strict JSON"
+    yield from first_few(result.problems, "values that are not strict JSON")
 
 
 @check(

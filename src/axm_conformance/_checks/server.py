@@ -8,14 +8,11 @@ behind.
 
 from __future__ import annotations
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import Context, Found, check, first_few
 from axm_conformance._observation import ServerFacts, SubjectInfo
 from axm_conformance._outcomes import Finding, not_run, note, warning
 
 __all__: list[str] = []
-
-# A finding names this many offending lines or messages, then says how many more there are.
-_SHOWN = 3
 
 
 def _facts(subject: SubjectInfo) -> ServerFacts:
@@ -27,12 +24,6 @@ def _answered(subject: SubjectInfo) -> str | Finding | None:
     if _facts(subject).started:
         return not_run("not run: the server did not answer the handshake (see server-handshake)")
     return None
-
-
-def _some(findings: list[str], what: str) -> Found:
-    yield from findings[:_SHOWN]
-    if len(findings) > _SHOWN:
-        yield f"... and {len(findings) - _SHOWN} more {what}"
 
 
 @check("server-handshake", "server", subject="server")
@@ -62,13 +53,13 @@ def server_stdout_clean(subject: SubjectInfo, context: Context) -> Found:
         f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
         for line in _facts(subject).strays
     ]
-    yield from _some(lines, "such lines")
+    yield from first_few(lines, "such lines")
 
 
 @check("server-messages-valid", "server", subject="server")
 def server_messages_valid(subject: SubjectInfo, context: Context) -> Found:
     """Every message the server writes is valid under the official schema of its version."""
-    yield from _some(list(_facts(subject).message_errors), "places where a message breaks it")
+    yield from first_few(_facts(subject).message_errors, "places where a message breaks it")
 
 
 @check("tools-list-stable", "server", applies=_answered, subject="server")

@@ -10,15 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import Context, Found, check, first_few
 from axm_conformance._checks.invalid import INVALID_PARAMS
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, SubjectInfo
 from axm_conformance._outcomes import warning
 
 __all__: list[str] = []
-
-_SHOWN = 3
 
 
 @check(
@@ -57,10 +55,7 @@ def result_well_formed(subject: SubjectInfo, call: Call, context: Context) -> Fo
     """The answer is a valid message of its version (content blocks included), alone on stdout."""
     result = call.observation.result
     assert result is not None
-    errors = result.wire_errors
-    yield from errors[:_SHOWN]
-    if len(errors) > _SHOWN:
-        yield f"... and {len(errors) - _SHOWN} more places where the answer breaks the wire"
+    yield from first_few(result.wire_errors, "places where the answer breaks the wire")
 
 
 def _mirrored(subject: SubjectInfo) -> str | None:
