@@ -268,6 +268,8 @@ class ResultFacts:
     ``changes`` says what the call changed in the tool's working directory, where the protocol
     watches it ("created notes.txt", "appended to log.txt", "overwrote a.txt", "deleted b.txt"),
     and ``state`` is a digest of that directory after the call ("" where it is not watched).
+    ``resembled_error`` is, for a success whose only text takes the form of the tool's own error
+    messages, the error message it resembles ("" otherwise, or where it is not known).
     """
 
     type_name: str
@@ -282,6 +284,7 @@ class ResultFacts:
     wire_errors: tuple[str, ...] = ()
     changes: tuple[str, ...] = ()
     state: str = ""
+    resembled_error: str = ""
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from axm_conformance._strategies import (
     invalid_inputs,
     keywords_of,
     valid_inputs,
+    variations,
 )
 from tests.conftest import SUITE
 
@@ -652,3 +653,27 @@ def test_keywords_of_skips_property_names() -> None:
         "$defs": {"x": {"pattern": "a"}},
     }
     assert keywords_of(schema) == {"type", "properties", "minimum", "enum", "$defs", "pattern"}
+
+
+def test_variations_change_one_declared_thing_and_stay_valid() -> None:
+    """A bound's inside neighbour, another enum member, an undeclared property left out; an
+    optional property is never left out."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"enum": ["cm", "in"]},
+            "count": {"type": "integer", "minimum": 1, "maximum": 5},
+            "label": {"type": "string"},
+        },
+        "required": ["unit", "count"],
+    }
+    value = {"unit": "in", "count": 5, "label": "x", "extra": 1}
+    found = {(v.kind, json.dumps(v.value, sort_keys=True)) for v in variations(schema, value)}
+    assert found == {
+        ("bound", json.dumps({**value, "count": 4}, sort_keys=True)),
+        ("enum", json.dumps({**value, "unit": "cm"}, sort_keys=True)),
+        ("extra", json.dumps({"unit": "in", "count": 5, "label": "x"}, sort_keys=True)),
+    }
+    closed = {**schema, "additionalProperties": False}
+    # Nothing to vary that stays valid: count inside its bounds, one-member changes invalid.
+    assert [v.kind for v in variations(closed, {"unit": "cm", "count": 3})] == ["enum"]

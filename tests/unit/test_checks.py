@@ -793,6 +793,21 @@ CASES = [
             )
         ),
     ),
+    case("success-not-an-error", "a plain answer", subject=MCP, call=call(served())),
+    case(
+        "success-not-an-error",
+        "an error message reported as a success",
+        warning("in the form of its own error message 'Error: no such file'"),
+        subject=MCP,
+        call=call(
+            returned(
+                dataclasses.replace(
+                    result("CallToolResult", content=[text("Error: disk full")]),
+                    resembled_error="Error: no such file",
+                )
+            )
+        ),
+    ),
     case(
         "structured-content-mirrored",
         "the JSON in a text block",

@@ -37,6 +37,7 @@ from axm_conformance.protocols import (
     registered,
     tool_from,
 )
+from axm_conformance.protocols._mcp import McpTool
 from axm_conformance.protocols._registry import UnknownProtocol
 from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
 from tests.conftest import FIXTURES
@@ -684,3 +685,22 @@ def test_a_tool_with_the_member_of_the_protocol_it_is_named_as_keeps_that_protoc
     """An AXM tool named as Amplifier has an execute: it is judged as Amplifier's, by
     callable-shape and the rest, not re-detected."""
     assert protocol_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool", "amplifier").name == "amplifier"
+
+
+def _text_result(text: str, *, failed: bool = False) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": text}], "isError": failed}}
+
+
+def test_an_mcp_success_in_the_form_of_the_tools_own_errors_is_told() -> None:
+    """The form of a tool's errors is learnt from its failed answers: their text up to the
+    first ': ', or the whole message when it has none."""
+    tool = McpTool(connection=None, definition={"name": "read"})  # type: ignore[arg-type]
+    tool.remember(_text_result("Error: no such file", failed=True))
+    tool.remember({"error": {"code": -32603, "message": "quota exceeded"}})
+    tool.remember(_text_result("3"))  # a success teaches nothing
+    assert tool.error_texts == ["Error: no such file", "quota exceeded"]
+    assert tool.resembled_error(_text_result("Error: disk full")) == "Error: no such file"
+    assert tool.resembled_error(_text_result("quota exceeded")) == "quota exceeded"
+    assert tool.resembled_error(_text_result("quota exceeded soon")) == ""
+    assert tool.resembled_error(_text_result("Errors: none")) == ""
+    assert tool.resembled_error(_text_result("Error: disk full", failed=True)) == ""

@@ -15,6 +15,7 @@ of the server-level checks.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import shlex
@@ -66,6 +67,9 @@ _CLOSE_GRACE = 0.5
 _CALL_WAIT = 24 * 3600.0
 # The JSON-RPC error for a request whose parameters are not what the method takes.
 _INVALID_PARAMS = -32602
+# Error texts kept per tool, and the length of what they share that counts as their form.
+_ERRORS_KEPT = 20
+_MIN_FORM, _MAX_FORM = 6, 60
 # The worker's standard error, a log file whose end a crash report shows.
 _WORKER_STDERR = 2
 # The type name of an answer that is a JSON-RPC error response instead of a result.
@@ -166,6 +170,7 @@ class _Answer:
     wire_errors: tuple[str, ...] = ()
     changes: tuple[str, ...] = ()
     state: str = ""
+    resembled_error: str = ""
 
 
 class McpTool:
@@ -178,6 +183,10 @@ class McpTool:
     def __init__(self, connection: _Connection, definition: dict[str, Any]) -> None:
         self._connection = connection
         self.definition = definition
+        # The texts the tool's own error path gave (isError results, error responses), to tell
+        # an error reported as a success by its form; the first from a call known to fail.
+        self.error_texts: list[str] = []
+        self._probed = False
 
     @property
     def name(self) -> Any:
@@ -206,10 +215,65 @@ class McpTool:
         with contextlib.suppress(WireError):
             self._connection.open()
 
+    def learn_errors(self) -> None:
+        """Once, call the tool without its required arguments, a call known to fail, to learn
+        the form of its error messages (not one of the calls the checks judge)."""
+        schema = self.definition.get("inputSchema")
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if self._probed or not required:
+            return
+        self._probed = True
+        with contextlib.suppress(CallCrashed):
+            self.remember(self.answer({}).response)
+
+    def remember(self, response: dict[str, Any]) -> None:
+        """Keep the text of an error answer (a few of them)."""
+        text = _error_text(response)
+        if text and text not in self.error_texts and len(self.error_texts) < _ERRORS_KEPT:
+            self.error_texts.append(text)
+
+    def resembled_error(self, response: dict[str, Any]) -> str:
+        """The error text of this tool whose form a success's only text takes, if any."""
+        result = response.get("result")
+        if not isinstance(result, dict) or result.get("isError") is True:
+            return ""
+        content = result.get("content")
+        if not content or not all(
+            isinstance(block, dict) and block.get("type") == "text" for block in content
+        ):
+            return ""
+        text = "".join(str(block.get("text", "")) for block in content).strip()
+        return next((error for error in self.error_texts if _in_form(text, error)), "")
+
     def __repr__(self) -> str:
         return (
             f"<MCP tool {self.definition.get('name')!r} of {shlex.join(self._connection.command)}>"
         )
+
+
+def _error_text(response: dict[str, Any]) -> str:
+    """The text of an answer that reports an error: an isError result's text, or an error
+    response's message; "" for any other answer."""
+    error = response.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or "").strip()
+    result = response.get("result")
+    if not isinstance(result, dict) or result.get("isError") is not True:
+        return ""
+    blocks = result.get("content") or []
+    return "".join(
+        str(block.get("text", "")) for block in blocks if isinstance(block, dict)
+    ).strip()
+
+
+def _in_form(text: str, error: str) -> bool:
+    """Whether ``text`` is the error message, or begins as it does: its text up to the first
+    ': ' ("Error: ", "Error executing tool add: "), a lead its messages share."""
+    lead, colon, _ = error.partition(": ")
+    shared = lead + colon
+    if colon and _MIN_FORM <= len(shared) <= _MAX_FORM:
+        return text.startswith(shared)
+    return text == error
 
 
 @dataclass
@@ -468,9 +532,13 @@ class McpProtocol(ToolProtocol):
 
     def prepare(self) -> None:
         self.obj.connect()
+        self.obj.learn_errors()
 
     def call(self, input: Any) -> Any:
-        return self.obj.answer(input)
+        answer = self.obj.answer(input)
+        resembled = self.obj.resembled_error(answer.response)
+        self.obj.remember(answer.response)
+        return dataclasses.replace(answer, resembled_error=resembled)
 
     def own_objects(self) -> tuple[Any, ...]:
         return ()  # the tool's code runs in its server, not here
@@ -504,6 +572,7 @@ class McpProtocol(ToolProtocol):
             wire_errors=value.wire_errors,
             changes=value.changes,
             state=value.state,
+            resembled_error=value.resembled_error,
         )
 
 
