@@ -209,7 +209,7 @@ def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_eve
             problems.append(f"{ref}: no line '{key} (axm): {verdict}'")
     assert not problems, "\n".join(problems)
     # The correct tool in the same run is unaffected.
-    result.stdout.fnmatch_lines_random(["make_slug (axm): certified (* passed, 7 skipped*)"])
+    result.stdout.fnmatch_lines_random(["make_slug (axm): certified (* passed, * skipped*)"])
     assert "make_slug::" not in output.split("short test summary info")[1]
     failed_count = sum(len(entry["fails"]) for entry in HOSTILE.values())
     assert result.parseoutcomes()["failed"] == failed_count

@@ -149,7 +149,7 @@ def test_the_plugin_protocol_is_a_choice_of_the_protocol_setting(
     result.stderr.fnmatch_lines(
         [
             "*--axm-protocol: protocol must be one of auto, run, tool_use, axio, amplifier, axm, "
-            "not 'walk'"
+            "mcp, not 'walk'"
         ]
     )
 
