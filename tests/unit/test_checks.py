@@ -551,18 +551,8 @@ CASES = [
         call=dataclasses.replace(
             call(answered(content=[text("no such file")], isError=True)),
             variations=(
-                ("enum", "'encoding' set to \"latin-1\", also in its enum", refused_again()),
+                ("bound", "'size' set to 9, next to its maximum 10 inside", refused_again()),
             ),
-        ),
-    ),
-    case(
-        "schema-tells-truth",
-        "an enum member refused, another served",
-        warning("also in its enum: the enum promises both; if that member needs other arguments"),
-        subject=MCP,
-        call=dataclasses.replace(
-            call(answered(content=[text("unit not supported")], isError=True)),
-            variations=(("enum", "'unit' set to \"cm\", also in its enum", served()),),
         ),
     ),
     case(

@@ -69,15 +69,10 @@ def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
 
 
 # What a refused input's served variation shows, by the variation's kind. A bound refused while
-# the value next to it is served is off by one: a failure. An enum member refused while another
-# is served may need what the schema does not say (an "add" that needs an item): a warning, as
-# is a property the schema leaves open.
+# the value next to it is served is off by one: a failure. A property the schema leaves open,
+# refused, is a warning: many servers are strict.
 _TRUTH = {
     "bound": "the declared bound is off by one",
-    "enum": (
-        "the enum promises both; if that member needs other arguments, say so in the schema "
-        "(if/then, dependentRequired)"
-    ),
     "extra": "the schema does not forbid it: declare additionalProperties: false",
 }
 
