@@ -145,28 +145,24 @@ class ServerFacts:
     tool names of each complete listing (two, when both completed), ``listing_error`` why one
     did not. ``unknown_tool`` says how it answered a call of a tool it does not list ("" when
     with the error invalid params). ``strays`` are the lines of stdout that are not JSON-RPC
-    messages, and
-    ``message_errors`` where a message breaks the official schema of its version. ``exited``
+    messages, and ``message_errors`` where a message breaks the official schema of its
+    version. ``exited``
     says whether the server exited within ``exit_grace`` seconds of its input closing (None when
     it never started), ``leftovers`` the processes it left running.
     """
 
-    command: tuple[str, ...]
     started: str
     version: str = ""
     probe: str = ""
     seconds: float = 0.0
     capabilities: dict[str, Any] = field(default_factory=dict)
-    server_info: dict[str, Any] = field(default_factory=dict)
     listings: tuple[tuple[str, ...], ...] = ()
-    pages: tuple[int, ...] = ()
     listing_error: str = ""
     strays: tuple[str, ...] = ()
     message_errors: tuple[str, ...] = ()
     unknown_tool: str = ""  # how the server answered a call of a tool it does not list
     exit_grace: float = 2.0
     exited: bool | None = None
-    exit_status: int | None = None
     leftovers: tuple[str, ...] = ()
     stderr_tail: str = ""
 

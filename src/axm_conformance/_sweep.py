@@ -76,15 +76,22 @@ def _stat_fields(pid: int) -> list[bytes]:
     return stat[stat.rfind(b")") + 2 :].split()
 
 
-def live_descendants(root: int) -> dict[int, str]:
-    """The live processes descending from ``root`` (zombies excluded), each with its command
-    line: what a process left running (orphans are reparented to a subreaper ``root``)."""
-    parents: dict[int, int] = {}
+def _live() -> dict[int, list[bytes]]:
+    """Every live process (zombies excluded) with its stat fields from the state on: parent,
+    process group and session among them."""
+    live: dict[int, list[bytes]] = {}
     with contextlib.suppress(OSError):
         for entry in os.listdir("/proc"):
             fields = _stat_fields(int(entry)) if entry.isdigit() else []
-            if len(fields) >= 2 and fields[0] not in _DEAD:
-                parents[int(entry)] = int(fields[1])
+            if len(fields) >= 4 and fields[0] not in _DEAD:
+                live[int(entry)] = fields
+    return live
+
+
+def live_descendants(root: int) -> dict[int, str]:
+    """The live processes descending from ``root`` (zombies excluded), each with its command
+    line: what a process left running (orphans are reparented to a subreaper ``root``)."""
+    parents = {pid: int(fields[1]) for pid, fields in _live().items()}
     found: dict[int, str] = {}
     for pid in sorted(_descendants(root, parents)):
         try:
@@ -98,21 +105,11 @@ def live_descendants(root: int) -> dict[int, str]:
 def _members(leader: int, token: str) -> list[int]:
     """Live processes (zombies excluded) of the worker ``leader``: see :func:`kill_strays`."""
     marker = f"{TOKEN_VARIABLE}={token}".encode()
-    own = os.getpid()
-    parents: dict[int, int] = {}
+    live = _live()
+    live.pop(os.getpid(), None)
+    parents = {pid: int(fields[1]) for pid, fields in live.items()}
     found: set[int] = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit() or int(entry) == own:
-            continue
-        pid = int(entry)
-        fields = _stat_fields(pid)
-        if len(fields) < 4 or fields[0] in _DEAD:
-            continue
-        parents[pid] = int(fields[1])
+    for pid, fields in live.items():
         if leader in (pid, int(fields[2]), int(fields[3])):
             found.add(pid)
             continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Snapshot", "snapshot"]
 
@@ -25,6 +25,9 @@ _HASHED = 4 * 1024 * 1024
 class _File:
     size: int
     digest: str
+    # What stat says of the file: when it is unchanged, so is the digest (not read again).
+    # Not compared: a file rewritten with the same bytes has not changed.
+    stamp: tuple[int, int, int] = field(default=(0, 0, 0), compare=False)
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,10 @@ class Snapshot:
         return tuple(found)
 
 
-def snapshot(root: str) -> Snapshot:
-    """The files under ``root`` now (top-level dot entries left out)."""
+def snapshot(root: str, previous: Snapshot | None = None) -> Snapshot:
+    """The files under ``root`` now (top-level dot entries left out). A file whose size,
+    modification time and inode are those ``previous`` saw keeps its digest unread."""
+    known = previous.files if previous is not None and previous.root == root else {}
     files: dict[str, _File] = {}
     for directory, names, filenames in os.walk(root):
         if directory == root:
@@ -66,19 +71,23 @@ def snapshot(root: str) -> Snapshot:
             filenames = [name for name in filenames if not name.startswith(".")]
         for name in filenames:
             path = os.path.join(directory, name)
-            entry = _entry(path)
+            relative = os.path.relpath(path, root)
+            entry = _entry(path, known.get(relative))
             if entry is not None:
-                files[os.path.relpath(path, root)] = entry
+                files[relative] = entry
     return Snapshot(root, files)
 
 
-def _entry(path: str) -> _File | None:
+def _entry(path: str, known: _File | None) -> _File | None:
     try:
         status = os.stat(path, follow_symlinks=False)
+        stamp = (status.st_size, status.st_mtime_ns, status.st_ino)
+        if known is not None and known.stamp == stamp:
+            return known
         if status.st_size > _HASHED or not stat.S_ISREG(status.st_mode):
-            return _File(status.st_size, f"{status.st_size}:{status.st_mtime_ns}")
+            return _File(status.st_size, f"{status.st_size}:{status.st_mtime_ns}", stamp)
         with open(path, "rb") as file:
-            return _File(status.st_size, hashlib.sha256(file.read()).hexdigest())
+            return _File(status.st_size, hashlib.sha256(file.read()).hexdigest(), stamp)
     except OSError:
         return None  # gone meanwhile, or unreadable: not a file the kit can judge
 

@@ -164,16 +164,13 @@ def text(value: str) -> dict[str, str]:
 
 
 HANDSHAKEN = ServerFacts(
-    ("word-server",),
     started="",
     version="2025-11-25",
     probe="server/discover answered error -32601; initialize answered",
     seconds=0.2,
     capabilities={"tools": {}},
     listings=(("word_count", "shout"), ("word_count", "shout")),
-    pages=(2, 2),
     exited=True,
-    exit_status=0,
 )
 
 

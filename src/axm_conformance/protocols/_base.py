@@ -40,6 +40,7 @@ __all__ = [
     "cause",
     "is_async_callable",
     "read",
+    "result_facts",
     "signature_facts",
 ]
 
@@ -331,29 +332,39 @@ class ToolProtocol:
                 fields[key], field_types[key] = item, type(item).__name__
         else:
             fields["value"], field_types["value"] = self.payload(value)
-        rendered, problems = jsonable(fields)
-        size = _size_at_least(rendered)
-        truncated = size > size_limit
-        if truncated:
-            # An oversized result is a finding in itself: a lower bound of its size, read without
-            # serialising megabytes on every call, is enough to report and to compare it.
-            fingerprint = f"at least {size} bytes"
-            rendered = {"<truncated>": _preview(rendered)}
-        else:
-            encoded = canonical_json(rendered).encode()
-            size = len(encoded)
-            fingerprint = hashlib.sha256(encoded).hexdigest()
-        return ResultFacts(
+        return result_facts(
+            fields,
+            size_limit=size_limit,
             type_name=type(value).__name__,
             is_mapping=is_mapping,
-            fields=rendered,
             field_types=field_types,
             read_errors=read_errors,
-            problems=tuple(problems),
-            size=size,
-            truncated=truncated,
-            fingerprint=fingerprint,
         )
+
+
+def result_facts(fields: dict[str, Any], *, size_limit: int, **facts: Any) -> ResultFacts:
+    """Result fields rendered as strict JSON, measured and fingerprinted, as ResultFacts with
+    ``facts`` (the type name, the field types, ...)."""
+    rendered, problems = jsonable(fields)
+    size = _size_at_least(rendered)
+    truncated = size > size_limit
+    if truncated:
+        # An oversized result is a finding in itself: a lower bound of its size, read without
+        # serialising megabytes on every call, is enough to report and to compare it.
+        fingerprint = f"at least {size} bytes"
+        rendered = {"<truncated>": _preview(rendered)}
+    else:
+        encoded = canonical_json(rendered).encode()
+        size = len(encoded)
+        fingerprint = hashlib.sha256(encoded).hexdigest()
+    return ResultFacts(
+        fields=rendered,
+        problems=tuple(problems),
+        size=size,
+        truncated=truncated,
+        fingerprint=fingerprint,
+        **facts,
+    )
 
 
 def _size_at_least(value: Any) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import os
 import shlex
 import signal
@@ -35,7 +34,7 @@ from axm_conformance._observation import (
     canonical_json,
 )
 from axm_conformance._sweep import live_descendants
-from axm_conformance._workdir import snapshot
+from axm_conformance._workdir import Snapshot, snapshot
 from axm_conformance.protocols._base import (
     CallCrashed,
     Cleanups,
@@ -43,6 +42,7 @@ from axm_conformance.protocols._base import (
     LoadError,
     LoadOptions,
     ToolProtocol,
+    result_facts,
 )
 from axm_conformance.protocols._mcp_wire import (
     CannotStart,
@@ -103,6 +103,8 @@ class _Connection:
     options: LoadOptions
     session: Session | None = None
     handshake: Handshake | None = None
+    # The working directory after the last call: what the next call's first look starts from.
+    files: Snapshot | None = None
 
     def open(self) -> Session:
         if self.session is None:
@@ -128,13 +130,13 @@ class _Connection:
             raise CallCrashed(f"the server did not start again: {exc}") from None
         problems, strays = len(session.problems), len(session.strays)
         params = {"name": name, "arguments": arguments}
-        before = snapshot(session.cwd)
+        before = snapshot(session.cwd, self.files)
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except WireError as exc:
             self.close()
             raise CallCrashed(f"the server stopped serving: {exc}", _stderr_tail()) from None
-        after = snapshot(session.cwd)
+        after = self.files = snapshot(session.cwd, before)
         wire_errors = [*session.problems[problems:]]
         wire_errors += [
             f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
@@ -288,25 +290,24 @@ class McpServer:
         return f"<MCP server {shlex.join(self.command)}>"
 
 
-def _listing(session: Session) -> tuple[list[dict[str, Any]], int, str]:
-    """Every tool of a complete listing, the number of pages, and why it did not complete."""
+def _listing(session: Session) -> tuple[list[dict[str, Any]], str]:
+    """Every tool of a complete listing, and why it did not complete ("" when it did)."""
     tools: list[dict[str, Any]] = []
     cursor: Any = None
-    for page in range(1, _MAX_PAGES + 1):
+    for _ in range(_MAX_PAGES):
         reply = session.request("tools/list", {"cursor": cursor} if cursor is not None else {})
         result = reply.get("result")
         if not isinstance(result, dict):
-            return tools, page, f"tools/list was answered with {canonical_json(reply.get('error'))}"
+            return tools, f"tools/list was answered with {canonical_json(reply.get('error'))}"
         listed = result.get("tools")
         if not isinstance(listed, list):
-            return tools, page, f"tools/list answered {type(listed).__name__} tools, not a list"
+            return tools, f"tools/list answered {type(listed).__name__} tools, not a list"
         tools += [tool for tool in listed if isinstance(tool, dict)]
         cursor = result.get("nextCursor")
         if cursor is None:
-            return tools, page, ""
+            return tools, ""
     return (
         tools,
-        _MAX_PAGES,
         f"tools/list still gave a next cursor after {_MAX_PAGES} pages: its pages end never",
     )
 
@@ -341,23 +342,20 @@ def probe(server: McpServer) -> ServerFacts:
     before = set(live_descendants(os.getpid()))
     session = Session(server.command, os.getcwd(), server_env(server.options))
     session.timeout = server.options.timeout
-    command = tuple(server.command)
     try:
         session.start()
     except WireError as exc:
-        return ServerFacts(command, started=str(exc))
+        return ServerFacts(started=str(exc))
     started = time.monotonic()
     handshake: Handshake | None = None
     unknown_tool = ""
     listings: list[tuple[str, ...]] = []
-    pages: list[int] = []
     listing_error = ""
     try:
         handshake = connect(session)
         seconds = time.monotonic() - started
         for _ in range(2):
-            tools, count, listing_error = _listing(session)
-            pages.append(count)
+            tools, listing_error = _listing(session)
             if listing_error:
                 break
             listings.append(tuple(str(tool.get("name")) for tool in tools))
@@ -369,25 +367,21 @@ def probe(server: McpServer) -> ServerFacts:
         failure = str(exc)
     else:
         failure = ""
-    exited, status = session.close(grace=_EXIT_GRACE)
+    exited, _ = session.close(grace=_EXIT_GRACE)
     leftovers = _left_behind(before)
     return ServerFacts(
-        command,
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
         probe=handshake.probe if handshake else "",
         seconds=seconds,
         capabilities=handshake.capabilities if handshake else {},
-        server_info=handshake.server_info if handshake else {},
         listings=tuple(listings),
-        pages=tuple(pages),
         listing_error=listing_error,
         unknown_tool=unknown_tool,
         strays=tuple(session.strays),
         message_errors=tuple(session.problems),
         exit_grace=_EXIT_GRACE,
         exited=exited,
-        exit_status=status,
         leftovers=leftovers,
         stderr_tail="\n".join(session.stderr[-20:]),
     )
@@ -466,7 +460,7 @@ class McpProtocol(ToolProtocol):
             cleanups.append(connection.close)
         try:
             session = connection.open()
-            tools, _, _ = _listing(session)
+            tools, _ = _listing(session)
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
         except WireError:
@@ -555,20 +549,13 @@ class McpProtocol(ToolProtocol):
             result = response.get("result")
             fields = dict(result) if isinstance(result, Mapping) else {"result": result}
             type_name = "CallToolResult"
-        encoded = canonical_json(fields).encode()
-        truncated = len(encoded) > size_limit
-        return ResultFacts(
+        return result_facts(
+            fields,
+            size_limit=size_limit,
             type_name=type_name,
             is_mapping=True,
-            fields={"<truncated>": encoded[:200].decode("utf-8", "replace")}
-            if truncated
-            else fields,
             field_types={key: type(item).__name__ for key, item in fields.items()},
             read_errors={},
-            problems=(),
-            size=len(encoded),
-            truncated=truncated,
-            fingerprint=hashlib.sha256(encoded).hexdigest(),
             wire_errors=value.wire_errors,
             changes=value.changes,
             state=value.state,
