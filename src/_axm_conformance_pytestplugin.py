@@ -3,7 +3,7 @@
 Kept outside the package, like Hypothesis' plugin, so that pytest can load it without importing
 the kit: it declares the options (from the kit's one table of them, which imports nothing else)
 and reads the switch that turns the kit on. Nothing else is imported unless ``--axm-conformance``
-(or the ``axm_conformance`` ini setting) turns the kit on.
+(or the ``axm_conformance`` ini setting, in a run that selects the tools) turns the kit on.
 """
 
 from __future__ import annotations
@@ -40,9 +40,11 @@ def pytest_addoption(parser: Any) -> None:
 
 def pytest_configure(config: Any) -> None:
     # Reading a switch needs pytest's own types, and pytest is running this: no cost.
-    from axm_conformance._pytest_shared import flag
+    from axm_conformance._pytest_shared import flag, selected
 
     if not flag(config, CONFORMANCE.ini):
+        return
+    if not selected(config, CONFORMANCE.ini, ("axm_tools", "axm_validators")):
         return
     from axm_conformance._pytest import register
 

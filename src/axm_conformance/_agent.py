@@ -32,8 +32,10 @@ from axm_conformance._toolstate import ToolState
 from axm_conformance.protocols import (
     CallCrashed,
     Cleanups,
+    LoadError,
     LoadOptions,
     ToolProtocol,
+    not_a_tool,
     protocol_for,
 )
 
@@ -97,11 +99,13 @@ def open_tools(
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     cleanups: Cleanups = []
-    protocols = [
-        protocol_for(obj, sub_ref, _protocol(protocol, hint))
-        for ref in refs
-        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups, options)
-    ]
+    protocols = []
+    for ref in refs:
+        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups, options):
+            why = not_a_tool(obj)
+            if why is not None:
+                raise LoadError(f"{sub_ref!r} is {why}")
+            protocols.append(protocol_for(obj, sub_ref, _protocol(protocol, hint)))
     if len(protocols) == 1:
         return ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
     # Described before the cleanups: a tool of a server is described while its server runs.

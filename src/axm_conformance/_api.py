@@ -6,7 +6,7 @@ import base64
 import pickle
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -72,6 +72,15 @@ def ref_for(tool: Any) -> str:
         ) from None
 
 
+def _named(message: str, refs: list[str], tools: Sequence[Any]) -> str:
+    """``message`` with each pickle: reference in it shown as the object it carries."""
+    for ref, tool in zip(refs, tools, strict=True):
+        if ref.startswith(PICKLE_PREFIX):
+            quoted = re.escape(f"'{ref}") + r"(\[[^']*\])?'"
+            message = re.sub(quoted, _shown(tool).replace("\\", "\\\\") + r"\1", message)
+    return message
+
+
 def _shown(tool: Any) -> str:
     text = repr(tool)
     return text if len(text) <= 80 else f"a {type(tool).__name__} object"
@@ -115,7 +124,10 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     refs = [item if isinstance(item, str) else ref_for(item) for item in many]
     workers = WorkersAhead(options)
     try:
-        subjects = inspect_tools(refs, options, workers, meanwhile=import_engine)
+        try:
+            subjects = inspect_tools(refs, options, workers, meanwhile=import_engine)
+        except LoadError as exc:
+            raise LoadError(_named(str(exc), refs, many)) from None
         options.check_exemptions([subject.name for subject in subjects])
         from axm_conformance._engine import certify
 

@@ -33,6 +33,7 @@ __all__ = [
     "item_record",
     "read_baseline",
     "summary_markdown",
+    "unloadable_record",
     "verdict_line",
     "write_json",
 ]
@@ -56,6 +57,11 @@ def _schema_digest(schema: Any) -> str | None:
 # Outcomes whose first message is the reason the check judged nothing.
 _UNJUDGED = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
 _FAILING = (Status.FAILED, Status.ERROR)
+
+
+def unloadable_record(ref: str, error: str) -> dict[str, Any]:
+    """The record of a published tool that cannot be loaded, and why."""
+    return {"version": RECORD_VERSION, "unloadable": {"ref": ref, "error": error}}
 
 
 def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[str, Any]:
@@ -112,12 +118,16 @@ def certificate(
     deselection, a run stopped early): the tool's run is partial, and it is not certified.
     """
     tools: dict[str, dict[str, Any]] = {}
+    unloadable: dict[str, dict[str, str]] = {}
     for record in records:
         if record.get("version") != RECORD_VERSION:
             raise RecordError(
                 f"a record of version {record.get('version')!r}, not {RECORD_VERSION}: every "
                 "process of a run must use the same version of axm-conformance"
             )
+        if "unloadable" in record:
+            unloadable[record["unloadable"]["ref"]] = record["unloadable"]
+            continue
         tool = tools.setdefault(record["tool"]["key"], {**record["tool"], "checks": {}})
         tool["checks"][record["check"]["id"]] = record["check"]
     listed = []
@@ -143,8 +153,10 @@ def certificate(
         "seed": seed,
         "settings": json.loads(json.dumps(chosen)),
         "tools": listed,
+        "unloadable": [unloadable[ref] for ref in sorted(unloadable)],
         "summary": {
             "tools": len(listed),
+            "unloadable": len(unloadable),
             "certified": sum(tool["certified"] for tool in listed),
             "failed": sum(tool["verdict"] == "failed" for tool in listed),
             "inconclusive": sum(tool["verdict"] == "inconclusive" for tool in listed),

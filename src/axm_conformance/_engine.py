@@ -43,6 +43,7 @@ from axm_conformance._observation import (
     ExceptionInfo,
     Observation,
     SubjectInfo,
+    Varied,
     canonical_json,
 )
 from axm_conformance._outcomes import Evidence, Finding, Severity, Status, not_run, note
@@ -53,6 +54,7 @@ from axm_conformance._strategies import (
     Example,
     Hints,
     Mutation,
+    Served,
     boundary_inputs,
     discarded_count,
     generated_inputs,
@@ -67,7 +69,10 @@ from axm_conformance._worker import Crash, Worker
 from axm_conformance._workers import WorkersAhead
 from axm_conformance.protocols import protocol_named
 
-__all__ = ["certify"]
+__all__ = ["Progress", "certify"]
+
+# Told what a certification is doing: "valid inputs, 42 calls".
+Progress = Callable[[str], None]
 
 # After this many calls that hung or killed the worker, the tool is not called again: the
 # failure is established and every further call could cost a whole timeout.
@@ -77,6 +82,8 @@ _SHRINK_BUDGET = 15.0
 # The variations of at most this many refused valid inputs are called, per tool: a tool that
 # refuses most inputs would otherwise cost several calls for each.
 _MOST_VARIED = 25
+# Seconds between two progress reports, at most one per call.
+_PROGRESS_EVERY = 0.2
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
@@ -127,6 +134,8 @@ class _Run:
     keywords: set[str] = field(default_factory=set)
     # The examples judged, by where their values came from (see _strategies.SOURCES).
     sources: dict[str, int] = field(default_factory=dict)
+    # The time spent on this check: its share of each call it judged, its shrinking.
+    seconds: float = 0.0
 
 
 @dataclass
@@ -159,8 +168,14 @@ class _Session:
     # the inputs replayed from it, by feed, which are not sent again when met again.
     database: ExampleDatabase | None = None
     replayed: set[tuple[Feed, str]] = field(default_factory=set)
-    # Refused valid inputs whose variations were called (see _MOST_VARIED).
-    varied: int = 0
+    # Who is told what is being done (the phase), and how many calls were made.
+    progress: Progress | None = None
+    phase: str = ""
+    calls: int = 0
+    told: float = -math.inf
+    # What the tool served, and the refused valid inputs to vary, at most _MOST_VARIED.
+    served: Served = field(default_factory=Served)
+    refused: list[Call] = field(default_factory=list)
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -174,17 +189,65 @@ class _Session:
         again = None
         if repeat and first.status != "crashed":
             again = self.observe(value, feed)[0]
-        varied: tuple[tuple[str, str, Observation], ...] = ()
-        refused = first.result is not None and not self.subject.result.succeeded(first.result)
-        if vary and feed is VALID and refused and self.varied < _MOST_VARIED:
-            self.varied += 1
-            varied = tuple(
-                (variation.kind, variation.said, self.observe(variation.value, feed)[0])
-                for variation in variations(self.subject.input_schema, value)
+        call = Call(value, first, label, again, feed is INVALID, trace)
+        if feed is VALID and self.serves(first):
+            self.served.add(value)
+        elif vary and feed is VALID and self.refuses(first):
+            call = dataclasses.replace(call, variations=self.vary(value))
+        return call
+
+    def serves(self, observation: Observation) -> bool:
+        result = observation.result
+        return result is not None and self.subject.result.succeeded(result)
+
+    def refuses(self, observation: Observation) -> bool:
+        result = observation.result
+        return result is not None and not self.subject.result.succeeded(result)
+
+    def vary(self, value: Any) -> tuple[Varied, ...]:
+        """Call the variations of a refused valid input, and, for each one served, the inputs
+        that confirm the refusal, until one of them is served (see _strategies.variations)."""
+        found = []
+        for variation in variations(self.subject.input_schema, value, self.served):
+            observation = self.observe(variation.value, VALID)[0]
+            confirmations: list[Observation] = []
+            if self.serves(observation):
+                self.served.add(variation.value)
+                for confirmation in variation.confirmations:
+                    confirmations.append(self.observe(confirmation, VALID)[0])
+                    if self.serves(confirmations[-1]):
+                        self.served.add(confirmation)
+                        break
+            found.append(
+                Varied(
+                    variation.kind,
+                    variation.said,
+                    observation,
+                    variation.confirming,
+                    tuple(confirmations),
+                )
             )
-        return Call(value, first, label, again, feed is INVALID, trace, varied)
+        return tuple(found)
+
+    def vary_refused(self) -> None:
+        """Judge the refused valid inputs by their variations, once every valid input has been
+        called: what the tool serves is then known best."""
+        runs = [run for run in self.runs if run.check.varies]
+        for refused in self.refused:
+            if time.monotonic() > self.deadline:
+                self.exhausted = True
+                raise _Stop
+            started = time.perf_counter()
+            call = dataclasses.replace(refused, variations=self.vary(refused.input))
+            for run in runs:
+                self.record(run, call)
+            _charge(runs, started)
 
     def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
+        self.calls += 1
+        if self.progress is not None and time.monotonic() - self.told > _PROGRESS_EVERY:
+            self.told = time.monotonic()
+            self.progress(f"{self.phase}, {self.calls} calls")
         target = feed.target or protocol_named(self.subject.protocol).probes[feed.name]
         timeout = self.settings.timeout * feed.scale
         outcome = self.worker.call(target, *feed.arguments(value), timeout=timeout)
@@ -237,8 +300,14 @@ class _Session:
             self.exhausted = True
             raise _Stop
         repeat = any(run.check.repeats for run in runs)
-        vary = any(run.check.varies for run in runs)
-        call = self.call(value, label, feed=feed, repeat=repeat, vary=vary)
+        started = time.perf_counter()
+        call = self.call(value, label, feed=feed, repeat=repeat)
+        if (
+            any(run.check.varies for run in runs)
+            and self.refuses(call.observation)
+            and len(self.refused) < _MOST_VARIED
+        ):
+            self.refused.append(call)
         status = call.observation.status
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
@@ -249,21 +318,25 @@ class _Session:
         exercised = (
             keywords_exercised(self.subject.input_schema, value) if feed.fuzzed else frozenset()
         )
-        for run in runs:
-            if status not in run.check.considers:
-                continue
+        judging = [run for run in runs if status in run.check.considers]
+        for run in judging:
             run.examples += 1
             run.keywords |= exercised
             if feed.fuzzed:
                 run.sources[source] = run.sources.get(source, 0) + 1
-            found = run.check.findings(self.subject, call, self.context)
-            run.notes.extend(item for item in found if item.severity is Severity.NOTE)
-            violations = tuple(item for item in found if item.severity is not Severity.NOTE)
-            # Keep the first failure, unless it was only a warning and this one is not.
-            if violations and (
-                run.failure is None or (_severe(violations) and not _severe(run.failure[1]))
-            ):
-                run.failure = (call, violations)
+            self.record(run, call)
+        _charge(judging or runs, started)
+
+    def record(self, run: _Run, call: Call) -> None:
+        """Let ``run``'s check judge ``call``, and keep what it found."""
+        found = run.check.findings(self.subject, call, self.context)
+        run.notes.extend(item for item in found if item.severity is Severity.NOTE)
+        violations = tuple(item for item in found if item.severity is not Severity.NOTE)
+        # Keep the first failure, unless it was only a warning and this one is not.
+        if violations and (
+            run.failure is None or (_severe(violations) and not _severe(run.failure[1]))
+        ):
+            run.failure = (call, violations)
 
     def judge_mutation(self, mutation: Mutation) -> None:
         label = _mutation_label(mutation)
@@ -514,11 +587,13 @@ def certify(
     subjects: Iterable[SubjectInfo] = (),
     check_ids: Iterable[str] | None = None,
     workers: WorkersAhead | None = None,
+    progress: Progress | None = None,
 ) -> ToolReport:
     """Run the selected checks (all by default) on one tool and return their outcomes.
 
     The tool is called in a worker of its own, taken from ``workers`` when given. Without a
     ``seed``, the tool's is derived from its key and input schema (a derandomized run).
+    ``progress`` is told, now and then while the tool is called, what is being done.
     """
     if seed is None:
         seed = derived_seed(key, canonical_json(subject.input_schema))
@@ -555,7 +630,7 @@ def certify(
             )
     if per_call:
         worker = (workers or WorkersAhead(settings)).take(subject)
-        outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker))
+        outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker, progress))
     ordered = tuple(outcomes[check.id] for check in chosen)
     return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed)
 
@@ -567,6 +642,7 @@ def _fuzz(
     settings: Settings,
     seed: int,
     worker: Worker,
+    progress: Progress | None,
 ) -> dict[str, Outcome]:
     started = time.perf_counter()
     runs = [_Run(check) for check in checks]
@@ -590,38 +666,67 @@ def _fuzz(
                 mutations = [*mutations, *_not_objects()]
             discarded_before = discarded_count(schema)
             session = _Session(subject, runs, context, worker, settings, valid, invalid, drawn)
+            session.progress = progress
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
+                session.phase = "valid inputs"
                 session.replay(VALID)
                 for example in boundary:
                     session.judge_example(example, f"boundary example: {example.label}")
                 for example in placed:
                     session.judge_example(example, example.label)
                 session.explore(seed, feed=VALID)
+                session.phase = "variations of refused inputs"
+                session.vary_refused()
             session.finish(VALID)
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
+                session.phase = "invalid inputs"
                 session.replay(INVALID)
                 for mutation in mutations:
                     session.judge_mutation(mutation)
                 session.explore(seed, feed=INVALID)
             session.finish(INVALID)
+            session.phase = "probes"
             _probe(session, [example.value for example in boundary], mutations)
             for run in runs:
                 if run.failure is not None and run.check.feed.fuzzed:
+                    session.phase = f"shrinking {run.check.id}"
+                    shrinking = time.perf_counter()
                     session.shrink(run, seed)
                     if not run.check.repeats:  # a check that repeats compares two calls itself
                         session.confirm(run)
                     session.save(run)
+                    _charge([run], shrinking)
         except _NotRunnable as exc:
             message = not_run(f"not run: {exc}")
+            _share_the_rest(runs, time.perf_counter() - started)
             return {
-                run.check.id: Outcome(run.check.id, run.check.title, Status.ERROR, (message,))
+                run.check.id: Outcome(
+                    run.check.id, run.check.title, Status.ERROR, (message,), duration=run.seconds
+                )
                 for run in runs
             }
-    duration = time.perf_counter() - started
-    return {run.check.id: _outcome(run, session, duration) for run in runs}
+    _share_the_rest(runs, time.perf_counter() - started)
+    return {run.check.id: _outcome(run, session, run.seconds) for run in runs}
+
+
+def _charge(runs: list[_Run], started: float) -> None:
+    """Share the time since ``started`` (time.perf_counter) among ``runs``."""
+    share = (time.perf_counter() - started) / len(runs)
+    for run in runs:
+        run.seconds += share
+
+
+def _share_the_rest(runs: list[_Run], total: float) -> None:
+    """Share the tool's time that no call or shrinking accounts for (its worker's start, drawing
+    the inputs) in proportion to what each check spent, so that the checks' times add up to the
+    tool's."""
+    spent = sum(run.seconds for run in runs)
+    rest = max(total - spent, 0.0)
+    for run in runs:
+        run.seconds += rest * (run.seconds / spent if spent else 1 / len(runs))
 
 
 def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "ResultModel",
     "ServerFacts",
     "SubjectInfo",
+    "Varied",
     "canonical_json",
     "first_difference",
     "jsonable",
@@ -309,6 +310,19 @@ class Observation:
 
 
 @dataclass(frozen=True)
+class Varied:
+    """A refused valid input changed in one way its schema allows (``kind``; ``said`` says the
+    change) and what became of it; when it was served, what became of the inputs that confirm
+    the refusal was of what changed (``confirming`` says what they are)."""
+
+    kind: str
+    said: str
+    observation: Observation
+    confirming: str = ""
+    confirmations: tuple[Observation, ...] = ()
+
+
+@dataclass(frozen=True)
 class Call:
     """An input and its observation, as the per-call checks receive them."""
 
@@ -318,9 +332,8 @@ class Call:
     repeat: Observation | None = None  # the same input again, for checks that compare
     invalid: bool = False  # the input breaks the schema (on purpose)
     trace: Any = None  # what a probe recorded, for the probe checks
-    # A refused valid input's variations, one change each, and what became of them: (kind,
-    # what changed, the call).
-    variations: tuple[tuple[str, str, Observation], ...] = ()
+    # A refused valid input's variations, one change each, and what became of them.
+    variations: tuple[Varied, ...] = ()
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

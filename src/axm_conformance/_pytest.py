@@ -29,6 +29,7 @@ from axm_conformance._certificate import (
     item_record,
     read_baseline,
     summary_markdown,
+    unloadable_record,
     verdict_line,
     write_json,
 )
@@ -105,7 +106,31 @@ _SEED_INPUT = "axm_seed"
 _SUBJECTS_INPUT = "axm_subjects"
 
 
-def _inspected_by_controller(config: pytest.Config) -> list[SubjectInfo] | None:
+def _inspect_published(
+    refs: list[str], settings: Settings, workers: WorkersAhead | None
+) -> tuple[list[SubjectInfo], dict[str, str]]:
+    """The tools the project publishes, and the entry points that cannot be loaded, with why.
+
+    Nobody named these references: one that is broken fails its own item, and the rest are
+    certified. They are loaded together first, and one by one only when that fails.
+    """
+    try:
+        return inspect_tools(refs, settings, workers, meanwhile=import_engine), {}
+    except LoadError:
+        pass
+    subjects: list[SubjectInfo] = []
+    unloadable: dict[str, str] = {}
+    for ref in refs:
+        try:
+            subjects += inspect_tools([ref], settings)
+        except LoadError as exc:
+            unloadable[ref] = str(exc)
+    return subjects, unloadable
+
+
+def _inspected_by_controller(
+    config: pytest.Config,
+) -> tuple[list[SubjectInfo], dict[str, str]] | None:
     """The tools as the xdist controller described them, so that no worker loads them all again.
 
     The controller and its workers are one test run on one machine: the description travels
@@ -114,8 +139,10 @@ def _inspected_by_controller(config: pytest.Config) -> list[SubjectInfo] | None:
     workerinput = getattr(config, "workerinput", None)
     if workerinput is None or _SUBJECTS_INPUT not in workerinput:
         return None
-    subjects: list[SubjectInfo] = pickle.loads(base64.b64decode(workerinput[_SUBJECTS_INPUT]))
-    return subjects
+    described: tuple[list[SubjectInfo], dict[str, str]] = pickle.loads(
+        base64.b64decode(workerinput[_SUBJECTS_INPUT])
+    )
+    return described
 
 
 def _seed(config: pytest.Config) -> int | None:
@@ -218,7 +245,8 @@ class ConformanceWarning(UserWarning):
     absorbs (a tool that accepts invalid input, an exception turned into a failed result)."""
 
 
-@dataclass
+# Identity, not equality: pytest keeps its plugins in sets.
+@dataclass(eq=False)
 class ConformancePlugin:
     """Collects the items, certifies each tool once (on its first item), writes the outputs."""
 
@@ -227,6 +255,8 @@ class ConformancePlugin:
     subjects: list[SubjectInfo]
     keys: list[str]
     baseline: dict[tuple[str, str], str]
+    # Published references that cannot be loaded, with why: each fails as an item of its own.
+    unloadable: dict[str, str] = field(default_factory=dict)
     reports: dict[str, ToolReport] = field(default_factory=dict)
     records: list[dict[str, Any]] = field(default_factory=list)
     workers: WorkersAhead | None = None
@@ -249,7 +279,8 @@ class ConformancePlugin:
         refs, _ = read_setting(config, "axm_tools")
         if not refs and tools_optional:
             return cls(config, settings, [], [], _baseline(config, []))
-        if not refs:
+        published = not refs
+        if published:
             refs, looked_for = published_refs(config.rootpath)
             if not refs:
                 raise pytest.UsageError(
@@ -264,11 +295,13 @@ class ConformancePlugin:
         workers = None if controller else WorkersAhead(settings)
         try:
             described = _inspected_by_controller(config)
-            subjects = (
-                described
-                if described is not None
-                else inspect_tools(refs, settings, workers, meanwhile=import_engine)
-            )
+            if described is not None:
+                subjects, unloadable = described
+            elif published:
+                subjects, unloadable = _inspect_published(refs, settings, workers)
+            else:
+                subjects = inspect_tools(refs, settings, workers, meanwhile=import_engine)
+                unloadable = {}
         except LoadError as exc:
             raise pytest.UsageError(f"--axm-tool {exc}") from None
         except SettingsError as exc:
@@ -279,7 +312,7 @@ class ConformancePlugin:
             raise pytest.UsageError(f"the axm_nondeterministic ini setting: {exc}") from None
         keys = item_keys(subjects)
         baseline = _baseline(config, keys)
-        return cls(config, settings, subjects, keys, baseline, workers=workers)
+        return cls(config, settings, subjects, keys, baseline, unloadable, workers=workers)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         seed = (
@@ -313,6 +346,12 @@ class ConformancePlugin:
             for subject, key in zip(self.subjects, self.keys, strict=True)
             for check in checks_for(subject.kind, self.settings.checks)
         ]
+        collected += [
+            UnloadableItem.from_parent(
+                session, name=f"{ref}::load", nodeid=f"{ref}::load", ref=ref, error=error
+            )
+            for ref, error in self.unloadable.items()
+        ]
         add_items(config, items, collected)
 
     def report_for(self, item: ConformanceItem) -> ToolReport:
@@ -327,15 +366,21 @@ class ConformancePlugin:
                 for other in item.session.items
                 if isinstance(other, ConformanceItem) and other.key == item.key
             ]
-            self.reports[item.key] = certify(
-                item.subject,
-                item.key,
-                self.settings,
-                self.seed,
-                self.subjects,
-                selected,
-                workers=self.workers,
-            )
+            progress = _LineProgress.on(self.config)
+            try:
+                self.reports[item.key] = certify(
+                    item.subject,
+                    item.key,
+                    self.settings,
+                    self.seed,
+                    self.subjects,
+                    selected,
+                    workers=self.workers,
+                    progress=progress,
+                )
+            finally:
+                if progress is not None:
+                    progress.close()
         return self.reports[item.key]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -364,8 +409,13 @@ class ConformancePlugin:
         outcome = yield
         record = getattr(item, "axm_record", None)
         if record is not None and call.when == "call":
+            report = outcome.get_result()
             # Travels with the report, so pytest-xdist brings it back to the controller.
-            outcome.get_result().axm_record = record
+            report.axm_record = record
+            if "check" in record:
+                # A tool is certified on its first item: each item is charged what its own
+                # check spent (for --durations), not the first one all of it.
+                report.duration = record["check"]["duration"]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "axm_record", None)
@@ -396,9 +446,11 @@ class ConformancePlugin:
             write_json(self._path(baseline_path), baseline_of(self.records))
             written.append(f"baseline: {baseline_path}")
         uncertified = [tool["key"] for tool in document["tools"] if not tool["certified"]]
+        uncertified += [tool["ref"] for tool in document["unloadable"]]
         if uncertified and flag(self.config, "axm_require_certified"):
+            everything = len(document["tools"]) + len(document["unloadable"])
             self.gate = (
-                f"axm-conformance: {len(uncertified)} of {len(document['tools'])} tools not "
+                f"axm-conformance: {len(uncertified)} of {everything} tools not "
                 f"certified ({', '.join(uncertified)}), and --axm-require-certified requires "
                 "every tool to be"
             )
@@ -421,19 +473,73 @@ class ConformancePlugin:
             tally = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
             failed = [c["id"] for c in tool["checks"] if c["outcome"] == "failed"]
             seed = f", seed {tool['seed']}" if document["seed"] is None else ""
+            seconds = sum(check["duration"] for check in tool["checks"])
             terminalreporter.write_line(
-                f"{tool['key']} ({tool['protocol']}): {verdict_line(tool)} ({tally}{seed})"
-                + (f": {', '.join(failed)}" if failed else "")
+                f"{tool['key']} ({tool['protocol']}): {verdict_line(tool)} "
+                f"({tally}{seed}, {seconds:.2f} s)" + (f": {', '.join(failed)}" if failed else "")
             )
             if stats:
                 for line in _stats(tool["checks"]):
                     terminalreporter.write_line(line)
+        for tool in document["unloadable"]:
+            terminalreporter.write_line(f"{tool['ref']}: NOT certified: {tool['error']}")
         for line in self.written:
             terminalreporter.write_line(f"axm-conformance wrote the {line}")
         if CONTRACT.exists():
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
         if self.gate:
             terminalreporter.write_line(self.gate, red=True, bold=True)
+
+
+class _LineProgress:
+    """What a tool's certification is doing ("invalid inputs, 240 calls"), shown at the end of
+    the terminal line pytest is writing, and taken back when it is done.
+
+    pytest's terminal writer keeps the line it is writing, to place the ``[ 42%]`` column; it
+    is read and restored, since a rewritten line would otherwise count as part of it. Output is
+    captured while an item runs: the writes are made with capturing off, as pytest's live
+    logging makes its own.
+    """
+
+    def __init__(self, reporter: Any, capturing: Any) -> None:
+        self.reporter = reporter
+        self.capturing = capturing
+        self.writer = reporter._tw
+        self.line: str = self.writer._current_line
+        self.shown = False
+
+    @classmethod
+    def on(cls, config: pytest.Config) -> _LineProgress | None:
+        """Progress for this run: on a terminal, not under ``-q``, and not in an xdist worker
+        (whose output no terminal shows)."""
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if (
+            reporter is None
+            or not reporter.isatty()
+            or config.getoption("verbose") < 0
+            or hasattr(config, "workerinput")
+            or not isinstance(getattr(getattr(reporter, "_tw", None), "_current_line", None), str)
+        ):
+            return None
+        return cls(reporter, config.pluginmanager.get_plugin("capturemanager"))
+
+    def _rewrite(self, line: str, *, erase: bool) -> None:
+        if self.capturing is None:
+            self.reporter.rewrite(line, erase=erase)
+            return
+        with self.capturing.global_and_fixture_disabled():
+            self.reporter.rewrite(line, erase=erase)
+
+    def __call__(self, status: str) -> None:
+        shown = f"{self.line.rstrip()} [{status}]"
+        self._rewrite(shown[: self.writer.fullwidth - 1], erase=True)
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self._rewrite(self.line, erase=True)
+            self._rewrite(self.line, erase=False)
+        self.writer._current_line = self.line
 
 
 def _stats(checks: list[dict[str, Any]]) -> list[str]:
@@ -467,7 +573,7 @@ class XdistHooks:
 
     def __init__(self, plugin: ConformancePlugin) -> None:
         self.plugin = plugin
-        described = pickle.dumps(plugin.subjects, pickle.HIGHEST_PROTOCOL)
+        described = pickle.dumps((plugin.subjects, plugin.unloadable), pickle.HIGHEST_PROTOCOL)
         self.described = base64.b64encode(described).decode("ascii")
 
     def pytest_configure_node(self, node: Any) -> None:
@@ -586,3 +692,20 @@ class ConformanceItem(KitItem):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.key}::{self.check.id}"
+
+
+class UnloadableItem(KitItem):
+    """A published entry point that cannot be loaded: it fails, the other tools run."""
+
+    def __init__(self, *, ref: str, error: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ref = ref
+        self.error = error
+        self.axm_record: dict[str, Any] | None = None
+
+    def runtest(self) -> None:
+        self.axm_record = unloadable_record(self.ref, self.error)
+        raise CheckFailed(f"cannot load the published tool {self.error}")
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.name

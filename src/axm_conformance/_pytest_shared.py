@@ -12,7 +12,7 @@ import pytest
 
 from axm_conformance._options import OPTIONS
 
-__all__ = ["CheckFailed", "KitItem", "add_items", "flag", "read_setting"]
+__all__ = ["CheckFailed", "KitItem", "add_items", "flag", "read_setting", "selected"]
 
 
 def read_setting(config: pytest.Config, ini: str) -> tuple[Any, str]:
@@ -43,6 +43,27 @@ def flag(config: pytest.Config, ini: str) -> bool:
         return bool(config.getini(ini))
     except (ValueError, pytest.UsageError) as exc:  # pytest's names the value, not the setting
         raise pytest.UsageError(f"the {ini} ini setting: {exc}; use true or false") from None
+
+
+def selected(config: pytest.Config, switch: str, names: tuple[str, ...]) -> bool:
+    """Whether this run is one the kit's items belong to.
+
+    The command line asks for them with the ``switch`` or a name among ``names`` (``--axm-tool``,
+    ``--axm-validator``). The ini switch alone turns the kit on for the project's whole runs:
+    those given no path (pytest takes ``testpaths`` or the current directory), or a path that
+    holds the ini file's directory, to which the items belong. ``pytest tests/test_x.py`` or
+    ``pytest tests/test_x.py::test_y`` selects other tests, not the tools.
+    """
+    if config.getoption(switch) or any(config.getoption(name) for name in names):
+        return True
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        return True
+    home = config.inipath.parent if config.inipath else config.rootpath
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.partition("::")[0]).resolve()
+        if home == path or home.is_relative_to(path):
+            return True
+    return False
 
 
 class CheckFailed(Exception):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -51,12 +55,28 @@ def test_examples_are_certified(pytester: pytest.Pytester) -> None:
         ),
         ("entry-point:no.such.group", "*unknown entry-point group 'no.such.group'*"),
         ("entry-point:axm.tools:absent", "*no entry point named 'absent' in group 'axm.tools'*"),
+        # Objects with no mark of a tool: what was found, and what a tool has.
+        (
+            "not_tools:NUMBER",
+            "'not_tools:NUMBER' is an int (42), not a tool: a tool has a `name` and a member "
+            "an input reaches: `handler` (*) or `execute` (*)",
+        ),
+        ("not_tools:PAIR", "'not_tools:PAIR[[]0]' is a str ('a'), not a tool: *"),
+        (
+            "not_tools:add",
+            "'not_tools:add' is a synchronous function (add), which no protocol calls: decorate "
+            "it with axm_runtime.tool_use's @tool, or make it an `async def` handler (axio)",
+        ),
     ],
 )
 def test_a_bad_reference_is_a_one_line_usage_error(
     pytester: pytest.Pytester, ref: str, message: str
 ) -> None:
     pytester.makepyfile(broken_import="raise RuntimeError('missing API key')\n")
+    pytester.makepyfile(
+        not_tools="NUMBER = 42\nPAIR = ['a', 'b']\n\ndef add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+    )
     result = run(pytester, f"--axm-tool={ref}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --axm-tool {message}"])
@@ -142,6 +162,120 @@ def test_published_entry_points_are_certified_by_default(
         ["make_slug::name-valid", "calculator::name-valid", "text_stats::result-size"]
     )
     assert result.ret == 0
+
+
+def test_a_broken_published_entry_point_fails_only_its_own_item(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody named it: the run goes on, the other tools are certified, the certificate says
+    which one could not be loaded, and the gate counts it."""
+    pytester.makepyprojecttoml('[project]\nname = "demo-tools"\nversion = "1.0"\n')
+    site = pytester.mkdir("site")
+    info = site / "demo_tools-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-tools\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[axm.tools]\nslug = zoo_axm:SlugTool\nbroken = broken_tools:Tool\n"
+    )
+    (site / "broken_tools.py").write_text("raise RuntimeError('missing API key')\n")
+    monkeypatch.setenv("PYTHONPATH", f"{site}:{FIXTURES}")
+    for spread in ((), ("-n", "2")):
+        result = run(
+            pytester,
+            "--axm-check=name-valid",
+            "--axm-report=certificate.json",
+            "--axm-require-certified",
+            *spread,
+        )
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines_random(
+            [
+                "*entry-point:axm.tools:broken::load*",
+                "*cannot load the published tool 'entry-point:axm.tools:broken': loading "
+                "'broken_tools:Tool' raised RuntimeError: missing API key*",
+                "*2 tools not certified (make_slug, entry-point:axm.tools:broken)*",
+            ]
+        )
+        document = json.loads((pytester.path / "certificate.json").read_text())
+        assert [tool["key"] for tool in document["tools"]] == ["make_slug"]
+        assert document["summary"]["unloadable"] == 1
+        assert document["unloadable"][0]["ref"] == "entry-point:axm.tools:broken"
+        assert "missing API key" in document["unloadable"][0]["error"]
+
+
+def test_durations_charge_each_check_its_own_time_and_the_summary_the_tools(
+    pytester: pytest.Pytester,
+) -> None:
+    """The tool is certified on its first item; --durations still shows what each check
+    spent, and the summary line the tool's total, which the checks' times add up to."""
+    result = run(
+        pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-examples=30", "--durations=0", "-vv"
+    )
+    durations = {
+        line.split()[-1].partition("::")[2]: float(line.split()[0].rstrip("s"))
+        for line in result.stdout.lines
+        if re.match(r"^\d+\.\d+s call +make_slug::", line)
+    }
+    assert set(durations) == {check.id for check in checks_for("tool")}
+    (total,) = [
+        float(m[1]) for line in result.stdout.lines if (m := re.search(r", (\d+\.\d+) s\)$", line))
+    ]
+    assert durations["protocol-shape"] < 0.05 * total  # the first item, read without a call
+    assert max(durations.values()) < 0.75 * total
+    # --durations prints hundredths of a second, as the summary does.
+    assert sum(durations.values()) == pytest.approx(total, abs=0.005 * (len(durations) + 1))
+
+
+_SLOW_TOOL = """
+import time
+from axm_runtime.axm import ToolResult
+
+
+class SlowTool:
+    name = "slow"
+
+    def execute(self, *, text: str) -> ToolResult:
+        time.sleep(0.01)
+        return ToolResult(success=True, data={"length": len(text)})
+"""
+
+
+def _on_a_terminal(pytester: pytest.Pytester, *args: str) -> str:
+    """What pytest writes to a terminal (a pseudo-terminal here), as text."""
+    import pty
+
+    ours, theirs = pty.openpty()
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--axm-conformance"]
+    with subprocess.Popen(
+        [*command, *args], cwd=pytester.path, stdin=theirs, stdout=theirs, stderr=theirs
+    ) as process:
+        os.close(theirs)
+        written = bytearray()
+        with contextlib.suppress(OSError):  # the end of the output, on Linux
+            while chunk := os.read(ours, 65536):
+                written += chunk
+        process.wait()
+    os.close(ours)
+    return written.decode("utf-8", "replace")
+
+
+def test_a_terminal_shows_what_a_slow_tools_certification_is_doing(
+    pytester: pytest.Pytester,
+) -> None:
+    """Calls made and the phase, on the line pytest is writing, taken back when done; nothing
+    under -q, and nothing when the output is not a terminal."""
+    pytester.makepyfile(slow_tools=_SLOW_TOOL)
+    args = ("--axm-tool=slow_tools:SlowTool", "--axm-examples=60", "-p", "no:randomly")
+    shown = _on_a_terminal(pytester, *args)
+    phases = re.findall(r"\[(valid inputs|invalid inputs|probes), (\d+) calls\]", shown)
+    assert len(phases) >= 3, shown
+    counts = [int(calls) for _, calls in phases]
+    assert counts == sorted(counts) and counts[-1] > counts[0]
+    assert "slow (axm): certified" in shown
+    # The line is given back: what follows the taken-back progress is pytest's own output.
+    assert re.search(r"\r\S.* \r\S[^\r\n]*\.", shown), shown
+    assert "calls]" not in _on_a_terminal(pytester, *args, "-q")
+    assert "calls]" not in run(pytester, *args).stdout.str()
 
 
 def test_item_ids_select_single_checks(pytester: pytest.Pytester) -> None:
@@ -268,6 +402,8 @@ def test_check_tool_takes_an_instance_and_says_what_it_cannot_send(tmp_path: Pat
     locked.lock = threading.Lock()  # type: ignore[attr-defined]
     with pytest.raises(LoadError, match=r"cannot be sent to the kit's worker process: .* pickl"):
         check_tool(locked)
+    with pytest.raises(LoadError, match=r"^42 is an int \(42\), not a tool: a tool has a `name`"):
+        check_tool(42)
     script = tmp_path / "script.py"
     script.write_text(
         textwrap.dedent(
@@ -381,6 +517,37 @@ def test_relative_paths_in_the_ini_are_read_from_the_ini_files_directory(
     result = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-worker-files=workspace")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--axm-worker-files: worker_files '*/sub/workspace' is not a*"])
+
+
+def test_selecting_other_tests_by_path_leaves_the_tools_out(pytester: pytest.Pytester) -> None:
+    """With the ini switch, the tools belong to the ini file's directory: a path or node id
+    below it selects only its tests; no path, or the directory itself, certifies the tools too;
+    a tool named on the command line is certified whatever the paths."""
+    pytester.makeini("[pytest]\naxm_conformance = true\naxm_tools = zoo_axm:SlugTool\n")
+    pytester.makepyfile(test_unit="def test_x():\n    assert True\n")
+    pytester.mkdir("other")
+    (pytester.path / "other" / "conftest.py").write_text("")
+    plain = ("-p", "no:cacheprovider", "--axm-check=name-valid")
+    only_tests = pytester.runpytest_subprocess(*plain, "test_unit.py::test_x")
+    only_tests.assert_outcomes(passed=1)
+    only_tests.stdout.no_fnmatch_line("*make_slug*")
+    for paths in ((), (".",)):
+        whole = pytester.runpytest_subprocess(*plain, *paths)
+        whole.assert_outcomes(passed=2)
+        whole.stdout.fnmatch_lines(["*make_slug (axm): NOT certified (partial*"])
+    named = pytester.runpytest_subprocess(*plain, "--axm-tool=zoo_axm:SlugTool", "test_unit.py")
+    named.assert_outcomes(passed=2)
+
+
+def test_the_tools_run_beside_conftest_files_that_do_not_apply_to_them(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest narrows its hooks per directory; the kit's plugins must survive that."""
+    pytester.makepyfile(test_unit="def test_x():\n    assert True\n")
+    pytester.mkdir("other")
+    (pytester.path / "other" / "conftest.py").write_text("def pytest_runtest_setup(item): pass\n")
+    result = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid", ".")
+    result.assert_outcomes(passed=2)
 
 
 def test_last_failed_and_xdist_work_per_check(pytester: pytest.Pytester) -> None:

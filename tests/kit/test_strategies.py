@@ -19,6 +19,7 @@ from axm_conformance._strategies import (
     SOURCES,
     Hints,
     InvalidSchemaError,
+    Served,
     UnsatisfiableSchemaError,
     UnsupportedSchemaError,
     boundary_inputs,
@@ -655,24 +656,74 @@ def test_keywords_of_skips_property_names() -> None:
     assert keywords_of(schema) == {"type", "properties", "minimum", "enum", "$defs", "pattern"}
 
 
-def test_variations_change_one_declared_thing_and_stay_valid() -> None:
-    """A bound's inside neighbour and an undeclared property left out; never another enum
-    member, never an optional property left out."""
-    schema = {
-        "type": "object",
-        "properties": {
-            "unit": {"enum": ["cm", "in"]},
-            "count": {"type": "integer", "minimum": 1, "maximum": 5},
-            "label": {"type": "string"},
-        },
-        "required": ["unit", "count"],
+_VARIED = {
+    "type": "object",
+    "properties": {
+        "unit": {"enum": ["cm", "in", "ft"]},
+        "count": {"type": "integer", "minimum": 1, "maximum": 5},
+        "label": {"type": "string"},
+        "exact": {"type": "boolean"},
+    },
+    "required": ["unit", "count"],
+}
+
+
+def _served(*inputs: dict[str, Any]) -> Served:
+    served = Served()
+    for value in inputs:
+        served.add(value)
+    return served
+
+
+def _plan(schema: Any, value: Any, served: Served) -> dict[str, tuple[Any, list[Any]]]:
+    return {
+        variation.kind: (variation.value, list(variation.confirmations))
+        for variation in variations(schema, value, served)
     }
-    value = {"unit": "in", "count": 5, "label": "x", "extra": 1}
-    found = {(v.kind, json.dumps(v.value, sort_keys=True)) for v in variations(schema, value)}
-    assert found == {
-        ("bound", json.dumps({**value, "count": 4}, sort_keys=True)),
-        ("extra", json.dumps({"unit": "in", "count": 5, "label": "x"}, sort_keys=True)),
-    }
-    closed = {**schema, "additionalProperties": False}
-    # Nothing to vary: count inside its bounds, and no undeclared property.
-    assert variations(closed, {"unit": "cm", "count": 3}) == []
+
+
+def test_a_variation_changes_one_declared_thing_and_is_confirmed_in_other_served_inputs() -> None:
+    """The bound's inside neighbour, a served member of the enum, and an undeclared property
+    left out, each with the same value put into the served inputs that differ most from it."""
+    near = {"unit": "in", "count": 2, "label": "b"}
+    far = {"unit": "cm", "count": 3, "label": "x", "exact": False}
+    value = {"unit": "ft", "count": 5, "label": "b", "extra": 1}
+    plan = _plan(_VARIED, value, _served(near, far))
+    assert plan["bound"] == ({**value, "count": 4}, [{**far, "count": 5}, {**near, "count": 5}])
+    assert plan["enum"] == (
+        {**value, "unit": "cm"},
+        [{**far, "unit": "ft"}, {**near, "unit": "ft"}],
+    )
+    assert plan["extra"] == (
+        {k: v for k, v in value.items() if k != "extra"},
+        [
+            {**far, "extra": 1},
+            {**near, "extra": 1},
+        ],
+    )
+    assert set(plan) == {"bound", "enum", "extra"}  # 'label' is served, so not optional
+
+
+def test_what_the_tool_served_at_a_place_is_not_varied() -> None:
+    """A value served elsewhere is servable: its refusal here is about the rest of the input."""
+    value = {"unit": "ft", "count": 5, "extra": 1}
+    served = _served({"unit": "ft", "count": 5, "extra": 2}, {"unit": "cm", "count": 1})
+    assert _plan(_VARIED, value, served) == {}
+
+
+def test_an_optional_property_is_confirmed_with_the_values_its_schema_names() -> None:
+    """Both booleans: the other one in the refused input, the first in a served one; a
+    property with no named value (a free string) is not judged."""
+    value = {"unit": "cm", "count": 2, "exact": True, "label": "tomorrow"}
+    context = {"unit": "in", "count": 3}
+    plan = _plan(_VARIED, value, _served(context))
+    without = {k: v for k, v in value.items() if k != "exact"}
+    assert plan["optional"] == (without, [{**value, "exact": False}, {**context, "exact": True}])
+    labels = [v for v in variations(_VARIED, value, _served(context)) if "label" in v.said]
+    assert labels == []
+
+
+def test_a_refusal_with_nothing_to_confirm_it_is_not_varied() -> None:
+    """No served input to put the value into: nothing tells the value from the rest."""
+    closed = {**_VARIED, "additionalProperties": False}
+    assert variations(closed, {"unit": "cm", "count": 5}, Served()) == []

@@ -22,6 +22,7 @@ from axm_conformance._observation import (
     ResultModel,
     ServerFacts,
     SubjectInfo,
+    Varied,
 )
 from axm_conformance._outcomes import Finding, Severity, failure, not_run, note, warning
 from axm_conformance._settings import Settings
@@ -153,6 +154,12 @@ def served() -> Observation:
 
 def refused_again() -> Observation:
     return answered(content=[text("no such file")], isError=True)
+
+
+def varied(variation: Varied) -> Call:
+    """A refused call of an MCP tool, with one variation."""
+    refusal = call(answered(content=[text("refused")], isError=True))
+    return dataclasses.replace(refusal, variations=(variation,))
 
 
 def rpc_error(code: int, message: str = "boom") -> Observation:
@@ -545,21 +552,71 @@ CASES = [
         "schema-tells-truth",
         "refused, and refused again when varied",
         subject=MCP,
-        call=dataclasses.replace(
-            call(answered(content=[text("no such file")], isError=True)),
-            variations=(
-                ("bound", "'size' set to 9, next to its maximum 10 inside", refused_again()),
-            ),
+        call=varied(Varied("bound", "'size' set to 9, next to its maximum 10", refused_again())),
+    ),
+    case(
+        "schema-tells-truth",
+        "a variation served, but the value served in another input",
+        subject=MCP,
+        call=varied(
+            Varied(
+                "enum",
+                "'op' set to \"add\", another member of its enum",
+                served(),
+                "'op' = \"divide\" in other inputs it served",
+                (refused_again(), served()),
+            )
         ),
     ),
     case(
         "schema-tells-truth",
-        "a maximum refused, the value below it served",
-        failure("next to its maximum 5 inside: the declared bound is off by one"),
+        "a variation served, with nothing to confirm the refusal",
         subject=MCP,
-        call=dataclasses.replace(
-            call(answered(content=[text("count must be below 5")], isError=True)),
-            variations=(("bound", "'count' set to 4, next to its maximum 5 inside", served()),),
+        call=varied(Varied("optional", "without 'start', an optional property", served())),
+    ),
+    case(
+        "schema-tells-truth",
+        "a maximum refused, the value below it served, the maximum refused elsewhere",
+        failure("(2 calls): the declared bound is off by one"),
+        subject=MCP,
+        call=varied(
+            Varied(
+                "bound",
+                "'count' set to 4, next to its maximum 5 inside",
+                served(),
+                "'count' = 5 in other inputs it served",
+                (refused_again(), refused_again()),
+            )
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "an enum member refused wherever it is put",
+        failure("its enum lists a member the tool does not serve"),
+        subject=MCP,
+        call=varied(
+            Varied(
+                "enum",
+                "'order' set to \"frequency\", another member of its enum",
+                served(),
+                "'order' = \"alphabet\" in other inputs it served",
+                (refused_again(),),
+            )
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "an optional property refused with the values its schema names",
+        failure("its schema declares a property the tool refuses"),
+        subject=MCP,
+        call=varied(
+            Varied(
+                "optional",
+                "without 'lowercase', an optional property",
+                served(),
+                "'lowercase' given a value its schema names",
+                (refused_again(), refused_again()),
+            )
         ),
     ),
     case(
@@ -567,9 +624,14 @@ CASES = [
         "an undeclared property refused, the input without it served",
         warning("declare additionalProperties: false"),
         subject=MCP,
-        call=dataclasses.replace(
-            call(answered(content=[text("unknown argument")], isError=True)),
-            variations=(("extra", "without 'x', which the schema does not declare", served()),),
+        call=varied(
+            Varied(
+                "extra",
+                "without 'x', which the schema does not declare",
+                served(),
+                "'x' added to other inputs it served",
+                (refused_again(),),
+            )
         ),
     ),
     case("no-error-response", "a result", subject=MCP, call=call(answered(content=[text("3")]))),

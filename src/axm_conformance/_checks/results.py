@@ -18,6 +18,7 @@ from axm_conformance._observation import (
     PROGRAMMING_ERRORS,
     Call,
     ExceptionInfo,
+    Observation,
     SubjectInfo,
 )
 from axm_conformance._outcomes import warning
@@ -68,11 +69,14 @@ def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
         yield call.observation.crash_detail
 
 
-# What a refused input's served variation shows, by the variation's kind. A bound refused while
-# the value next to it is served is off by one: a failure. A property the schema leaves open,
-# refused, is a warning: many servers are strict.
+# What a refused input's served variation shows, when the confirmations were refused too, by
+# the variation's kind. What the schema states (a bound, a member, a declared property) the tool
+# must serve: a failure. A property the schema leaves open, refused, is a warning: many servers
+# are strict.
 _TRUTH = {
     "bound": "the declared bound is off by one",
+    "enum": "its enum lists a member the tool does not serve",
+    "optional": "its schema declares a property the tool refuses",
     "extra": "the schema does not forbid it: declare additionalProperties: false",
 }
 
@@ -90,12 +94,20 @@ def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Fo
     assert result is not None
     if subject.result.succeeded(result):
         return
-    for kind, said, observation in call.variations:
-        served = observation.result
-        if served is None or not subject.result.succeeded(served):
+
+    def refused(observation: Observation) -> bool:
+        return observation.result is not None and not subject.result.succeeded(observation.result)
+
+    for varied in call.variations:
+        if refused(varied.observation) or varied.observation.result is None:
             continue
-        finding = f"refused this input, yet served it with {said}: {_TRUTH[kind]}"
-        yield finding if kind == "bound" else warning(finding)
+        if not varied.confirmations or not all(map(refused, varied.confirmations)):
+            continue
+        finding = (
+            f"refused this input, yet served it with {varied.said}; it refused "
+            f"{varied.confirming} too ({len(varied.confirmations)} calls): {_TRUTH[varied.kind]}"
+        )
+        yield warning(finding) if varied.kind == "extra" else finding
 
 
 @check(

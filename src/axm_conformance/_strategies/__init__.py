@@ -62,7 +62,7 @@ from axm_conformance._strategies._json import Strategy, canonical
 from axm_conformance._strategies._mutations import MUTATION_KINDS, Mutation, Mutations
 from axm_conformance._strategies._placement import placed
 from axm_conformance._strategies._valid import ValidInputs
-from axm_conformance._strategies._variations import Variation, variations_of
+from axm_conformance._strategies._variations import Served, Variation, variations_of
 
 __all__ = [
     "MUTATION_KINDS",
@@ -71,6 +71,7 @@ __all__ = [
     "Hints",
     "InvalidSchemaError",
     "Mutation",
+    "Served",
     "UnsatisfiableSchemaError",
     "UnsupportedSchemaError",
     "Variation",
@@ -157,11 +158,12 @@ def invalid_examples(schema: Any) -> list[Mutation]:
     return list(_compiled(schema).mutations.examples)
 
 
-def variations(schema: Any, value: Any) -> list[Variation]:
-    """Valid inputs one change away from the valid input ``value``: another member of an enum,
-    the value next to a declared bound inside it, an optional or undeclared property left out
-    (see `_variations`)."""
-    return variations_of(_compiled(schema).document, value)
+def variations(schema: Any, value: Any, served: Served) -> list[Variation]:
+    """Valid inputs one change away from the refused valid input ``value``: another member of
+    an enum, the value next to a declared bound inside it, an optional or undeclared property
+    left out; each with the inputs that confirm a refusal, given what the tool was seen to
+    serve (see `_variations`)."""
+    return variations_of(_compiled(schema).document, value, served)
 
 
 def invalid_inputs(schema: Any, hints: Hints | None = None) -> st.SearchStrategy[Mutation]:

@@ -1,80 +1,195 @@
-"""Minimal variations of a valid input: one top-level property changed in one way the schema
-allows, each variation itself valid.
+"""Minimal variations of a refused valid input, and the calls that tell whether the refusal was
+of what the schema declares or of the tool's domain.
 
-A tool that refuses a valid input while it serves a variation of it shows where its schema does
-not tell the truth: a value at a declared bound refused while the value next to it inside is
-served (a bound off by one); a property the schema does not declare refused while the input
-without it is served.
+A tool that refuses a valid input while it serves a variation of it, one top-level property
+changed in one way the schema allows, may show where its schema does not tell the truth:
 
-Two changes are not made, because a refusal they undo may be of a value the tool rightly
-refuses: another member of an enum (``divide`` refused for a zero divisor while ``add`` is
-served), and an optional property left out (``{"start": "tomorrow"}`` refused for its value,
-served without it). Telling those apart needs a value the tool is known to serve there.
+- ``bound``: a value at a declared bound refused, the value next to it inside served;
+- ``enum``: an enum member refused, another member served;
+- ``optional``: an optional property refused when present, served when left out;
+- ``extra``: a property the schema does not declare (nor forbid) refused, served without it.
+
+One served variation is not enough: a tool rightly refuses ``divide`` with a zero divisor while it
+serves ``add``, and ``{"start": "tomorrow"}`` for its value while it serves the input without
+``start``. A refusal is of what the schema declares only when it does not depend on the rest of
+the input or on an unconstrained value. So a variation carries confirmations, each a valid input
+that must be refused too for the refusal to count: the same value put into other inputs the tool
+served (``bound``, ``enum``, ``extra``), or the property given the values its schema names, in the
+refused input and in served ones (``optional``: its ``enum``, ``const``, ``default`` and
+``examples``, or both booleans). And no variation is made of a value, or a property, that the
+tool has been seen to serve at that place: it is servable, and a refusal of it is about the rest.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from axm_conformance._strategies._document import Document
 from axm_conformance._strategies._json import canonical
 
-__all__ = ["Variation", "variations_of"]
+__all__ = ["Served", "Variation", "variations_of"]
 
-VariationKind = Literal["bound", "extra"]
-_KINDS: tuple[VariationKind, ...] = ("bound", "extra")
-# Variations tried per refused input: each is a real call of the tool.
+VariationKind = Literal["bound", "enum", "optional", "extra"]
+_KINDS: tuple[VariationKind, ...] = ("bound", "enum", "optional", "extra")
+# Variations made per refused input: each is a real call of the tool, as is each confirmation.
 _MOST = 4
+_CONFIRMATIONS = 2
+# Served inputs kept whole, as contexts for confirmations: the latest, which are the most varied
+# (boundary examples come first, generated inputs after).
+_CONTEXTS = 32
+
+
+@dataclass
+class Served:
+    """What a tool was seen to serve: the latest inputs whole, and every top-level
+    (property, value) pair and property name of all of them."""
+
+    inputs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_CONTEXTS))
+    places: set[tuple[str, str]] = field(default_factory=set)
+
+    def add(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        text = canonical(value)
+        if all(canonical(known) != text for known in self.inputs):
+            self.inputs.append(value)
+        self.places.update((name, canonical(item)) for name, item in value.items())
+        self.places.update((name, "") for name in value)
+
+    def serves(self, name: str, item: Any = ...) -> bool:
+        """Whether ``name`` was served with ``item`` (with any value, when no item is given)."""
+        return (name, "" if item is ... else canonical(item)) in self.places
+
+    def members(self, name: str, members: list[Any]) -> list[Any]:
+        """``members`` with those served at ``name`` first."""
+        return sorted(members, key=lambda member: not self.serves(name, member))
 
 
 @dataclass(frozen=True)
 class Variation:
-    """A valid input one change away from another: the change's ``kind``, and what it is."""
+    """A valid input one change away from a refused one (``value``; ``said`` says the change),
+    and the valid inputs that must all be refused as well for the refusal to be of what changed
+    (``confirmations``; ``confirming`` says what they are)."""
 
     kind: VariationKind
     value: dict[str, Any]
     said: str
+    confirmations: tuple[dict[str, Any], ...]
+    confirming: str
 
 
-def variations_of(document: Document, value: Any) -> list[Variation]:
-    """The valid variations of ``value`` under the document's schema, at most a few."""
+def variations_of(document: Document, value: Any, served: Served) -> list[Variation]:
+    """The variations of the refused ``value`` worth calling, at most a few, each valid and with
+    at least one confirmation."""
     schema = document.root.schema
     if not isinstance(schema, dict) or not isinstance(value, dict):
         return []
-    found = [
-        variation
-        for variation in _candidates(schema, value)
-        if document.is_valid(document.root, variation.value)
-    ]
-    # What a schema states outright (a bound) first, then what it leaves open.
+
+    def confirming(candidates: list[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+        texts = {canonical(value)}
+        kept: list[dict[str, Any]] = []
+        for candidate in candidates:
+            text = canonical(candidate)
+            if text not in texts and document.is_valid(document.root, candidate):
+                texts.add(text)
+                kept.append(candidate)
+                if len(kept) == _CONFIRMATIONS:
+                    break
+        return tuple(kept)
+
+    found = []
+    for kind, varied, said, confirmations, confirms in _candidates(schema, value, served):
+        if not document.is_valid(document.root, varied):
+            continue
+        confirmed = confirming(confirmations)
+        if confirmed:
+            found.append(Variation(kind, varied, said, confirmed, confirms))
+    # What a schema states outright (a bound, a member) first, then what it leaves open.
     found.sort(key=lambda variation: _KINDS.index(variation.kind))
     return found[:_MOST]
 
 
-def _candidates(schema: dict[str, Any], value: dict[str, Any]) -> Iterator[Variation]:
+_Candidate = tuple[VariationKind, dict[str, Any], str, list[dict[str, Any]], str]
+
+
+def _candidates(
+    schema: dict[str, Any], value: dict[str, Any], served: Served
+) -> Iterator[_Candidate]:
     listed = schema.get("properties")
     properties: dict[str, Any] = listed if isinstance(listed, dict) else {}
+    required = schema.get("required")
+    optional = set(properties) - set(required if isinstance(required, list) else ())
     for name, item in value.items():
+        without = {key: other for key, other in value.items() if key != name}
         declared = properties.get(name)
         if declared is None:
-            without = {key: other for key, other in value.items() if key != name}
             patterns = schema.get("patternProperties")
-            if not (isinstance(patterns, dict) and any(_matches(p, name) for p in patterns)):
-                said = f"without {name!r}, which the schema does not declare"
-                yield Variation("extra", without, said)
+            if served.serves(name) or (
+                isinstance(patterns, dict) and any(_matches(p, name) for p in patterns)
+            ):
+                continue
+            said = f"without {name!r}, which the schema does not declare"
+            put = [{**context, name: item} for context in _contexts(served, value, name)]
+            yield "extra", without, said, put, f"{name!r} added to other inputs it served"
             continue
-        if not isinstance(declared, dict):
+        if not isinstance(declared, dict) or served.serves(name, item):
             continue
+        text = canonical(item)
+        put = [{**context, name: item} for context in _contexts(served, value, name)]
+        same = f"{name!r} = {text} in other inputs it served"
         for neighbour, bound in _inside_neighbours(declared, item):
-            yield Variation(
-                "bound",
-                {**value, name: neighbour},
-                f"{name!r} set to {canonical(neighbour)}, next to its {bound} inside",
-            )
+            said = f"{name!r} set to {canonical(neighbour)}, next to its {bound} inside"
+            yield "bound", {**value, name: neighbour}, said, put, same
+        members = declared.get("enum")
+        if isinstance(members, list) and any(canonical(member) == text for member in members):
+            others = [member for member in members if canonical(member) != text]
+            others = served.members(name, others)
+            if others:
+                said = f"{name!r} set to {canonical(others[0])}, another member of its enum"
+                yield "enum", {**value, name: others[0]}, said, put, same
+        named = _named_values(declared)
+        if name in optional and named and not served.serves(name):
+            given = [{**value, name: other} for other in named if canonical(other) != text][:1]
+            given += [{**context, name: named[0]} for context in _contexts(served, value, name)]
+            said = f"without {name!r}, an optional property"
+            yield "optional", without, said, given, f"{name!r} given a value its schema names"
+
+
+def _contexts(served: Served, value: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """Served inputs to put ``value``'s ``name`` into: those that differ from ``value`` in the
+    most other properties first, so that a refusal caused by the rest of ``value`` is not met
+    again."""
+
+    def differences(context: dict[str, Any]) -> int:
+        keys = (set(context) | set(value)) - {name}
+        return sum(_text(context, key) != _text(value, key) for key in keys)
+
+    return sorted(served.inputs, key=differences, reverse=True)
+
+
+def _text(value: dict[str, Any], key: str) -> str | None:
+    return canonical(value[key]) if key in value else None
+
+
+def _named_values(schema: dict[str, Any]) -> list[Any]:
+    """The values a declaration names outright, which a tool that accepts the property at all
+    must serve: its enum members, const, default and examples, or both booleans."""
+    named: list[Any] = []
+    if isinstance(schema.get("enum"), list):
+        named += schema["enum"]
+    for keyword in ("const", "default"):
+        if keyword in schema:
+            named.append(schema[keyword])
+    if isinstance(schema.get("examples"), list):
+        named += schema["examples"]
+    if schema.get("type") == "boolean":
+        named += [True, False]
+    return named
 
 
 def _inside_neighbours(schema: dict[str, Any], item: Any) -> Iterator[tuple[Any, str]]:

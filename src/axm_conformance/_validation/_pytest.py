@@ -25,7 +25,8 @@ from axm_conformance._validation._suite import KeywordRow, run_suite, skipped_ro
 __all__ = ["ValidatorItem", "ValidatorPlugin"]
 
 
-@dataclass
+# Identity, not equality: pytest keeps its plugins in sets.
+@dataclass(eq=False)
 class ValidatorPlugin:
     """Collects the validators' items, and prints each validator's table from what they found."""
 

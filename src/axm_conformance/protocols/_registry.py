@@ -13,7 +13,9 @@ Detection rule, first match wins:
    that takes exactly one required positional parameter, the input dict: named ``input``,
    annotated as a mapping, or unannotated on an object that declares ``input_schema``), ``axm``
    (any other object with an ``execute``);
-3. otherwise no protocol: the ``protocol-shape`` check fails, listing what is missing.
+3. otherwise no protocol: the ``protocol-shape`` check fails, listing what is missing. An object
+   with no mark of a tool at all (no ``name``, no member a protocol calls: a number, a dict, a
+   synchronous function) is not certified: loading it is a usage error saying what a tool has.
 
 Whether ``execute`` is sync or async does not decide the protocol: an Amplifier-shaped tool with a
 synchronous ``execute`` is an Amplifier tool that fails ``callable-shape``.
@@ -22,6 +24,8 @@ synchronous ``execute`` is an Amplifier tool that fails ``callable-shape``.
 from __future__ import annotations
 
 import functools
+import inspect
+import reprlib
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -35,6 +39,7 @@ __all__ = [
     "UnknownProtocol",
     "detect",
     "entry_point_groups",
+    "not_a_tool",
     "protocol_for",
     "protocol_named",
     "protocol_of_ref",
@@ -142,6 +147,40 @@ def protocol_for(obj: Any, ref: str, protocol: str = "auto") -> ToolProtocol:
     return chosen
 
 
+def not_a_tool(obj: Any) -> str | None:
+    """Why ``obj`` is neither a tool nor an attempt at one, in a sentence that says what a tool
+    must have; None when it follows a protocol or has a mark of a tool (a ``name``, or a member
+    that a protocol calls), which a check then judges."""
+    marks = {"name", *(protocol.callable_name for protocol in _in_process())}
+    if any(protocol.detects(obj) for protocol in registered().values()):
+        return None
+    # A read that raised is a mark too: the member is there, and a check will say it breaks.
+    if any(not isinstance(read(obj, mark), Missing) or read(obj, mark).error for mark in marks):
+        return None
+    if inspect.isfunction(obj) or inspect.ismethod(obj):
+        return (
+            f"a synchronous function ({obj.__name__}), which no protocol calls: decorate it with "
+            "axm_runtime.tool_use's @tool, or make it an `async def` handler (axio)"
+        )
+    return (
+        f"{_a(type(obj).__name__)} ({reprlib.repr(obj)}), not a tool: a tool has a `name` and "
+        f"a member an input reaches: {_members()}"
+    )
+
+
+def _in_process() -> list[type[ToolProtocol]]:
+    """The protocols whose tools are objects here, not servers."""
+    return [p for p in registered().values() if "in-process" in p.capabilities]
+
+
+def _members() -> str:
+    """The members the in-process protocols call, with the protocols that call each."""
+    by_member: dict[str, list[str]] = {}
+    for protocol in _in_process():
+        by_member.setdefault(protocol.callable_name, []).append(protocol.title)
+    return " or ".join(f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items())
+
+
 def _a(title: str) -> str:
     """A protocol's title with its indefinite article."""
     return f"{'an' if title[0] in 'AEIOUaeiou' else 'a'} {title}"
@@ -164,14 +203,7 @@ class UnknownProtocol(ToolProtocol):
         if self.looks_like:
             missing.append(self._mistaken())
         else:
-            by_member: dict[str, list[str]] = {}
-            for protocol in registered().values():
-                if "in-process" in protocol.capabilities:  # an object here, not a server
-                    by_member.setdefault(protocol.callable_name, []).append(protocol.title)
-            shapes = " or ".join(
-                f"`{member}` ({', '.join(titles)})" for member, titles in by_member.items()
-            )
-            missing.append(f"a member an input reaches: {shapes}")
+            missing.append(f"a member an input reaches: {_members()}")
         return self._info(
             variant=type(self.obj).__name__,
             input_schema=None,
