@@ -143,16 +143,19 @@ def close_tool(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> None:
         clean_up(state.cleanups, state.loop.run_until_complete)
 
 
-def invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool = False) -> Observation:
+def invoke(
+    state: ToolState[ToolProtocol], input: Any, invalid: bool = False, condition: str = ""
+) -> Observation:
     """Call the tool once with ``input`` and observe everything the checks judge.
 
     An ``invalid`` input goes the way the protocol's caller sends one: the protocol may refuse it
     as the orchestrator would (``rejected``) or route it through the protocol's own validation.
+    A ``condition`` is one the protocol makes the call under (see ToolProtocol.calling_under).
     Never raises: when even observing the call fails (the tool left the process unable to run
     the kit's code, say), the failure is reported as what the call raised.
     """
     try:
-        return _invoke(state, input, invalid)
+        return _invoke(state, input, invalid, condition)
     except BaseException as exc:
         release(exc)
         return Observation(
@@ -161,7 +164,9 @@ def invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool = False) ->
         )
 
 
-def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observation:
+def _invoke(
+    state: ToolState[ToolProtocol], input: Any, invalid: bool, condition: str
+) -> Observation:
     protocol = state.protocol
     before = jsonable(copy.deepcopy(input))[0]
     _renew_loop(state)
@@ -176,7 +181,8 @@ def _invoke(state: ToolState[ToolProtocol], input: Any, invalid: bool) -> Observ
     protocol.handler_called = None
     started = time.perf_counter()
     try:
-        value = protocol.call_invalid(input) if invalid else protocol.call(input)
+        with protocol.calling_under(condition):
+            value = protocol.call_invalid(input) if invalid else protocol.call(input)
         if inspect.isawaitable(value):
             value = state.loop.run_until_complete(asyncio.ensure_future(value, loop=state.loop))
     except CallCrashed as exc:

@@ -35,6 +35,7 @@ from axm_conformance._feeds import (
     CRASHING_GUARD,
     GUARDS,
     INVALID,
+    OFFLINE,
     VALID,
     Feed,
 )
@@ -84,6 +85,8 @@ _SHRINK_BUDGET = 15.0
 _MOST_VARIED = 25
 # Seconds between two progress reports, at most one per call.
 _PROGRESS_EVERY = 0.2
+# Inputs a tool served that are sent again with the tool cut off from the network.
+_OFFLINE_CALLS = 3
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
@@ -690,6 +693,7 @@ def _fuzz(
             session.finish(INVALID)
             session.phase = "probes"
             _probe(session, [example.value for example in boundary], mutations)
+            _offline(session, [example.value for example in boundary])
             for run in runs:
                 if run.failure is not None and run.check.feed.fuzzed:
                     session.phase = f"shrinking {run.check.id}"
@@ -750,6 +754,22 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
         label = "concurrent calls with a slowed handler"
         session.judge((objects[0], refused), label, feed=CONCURRENCY)
     session.finish(CONCURRENCY)
+
+
+def _offline(session: _Session, examples: list[Any]) -> None:
+    """Send the last few valid inputs the tool served again, cut off from the network; when no
+    check made valid calls, the boundary examples it serves."""
+    if not session.feeds(OFFLINE):
+        return
+    with contextlib.suppress(_Stop):
+        for example in examples if not session.feeds(VALID) else ():
+            if len(session.served.inputs) >= _OFFLINE_CALLS:
+                break
+            session.call(example, "", feed=VALID, repeat=False)
+        for value in list(session.served.inputs)[-_OFFLINE_CALLS:]:
+            label = "an input it served, sent again with the tool cut off from the network"
+            session.judge(value, label, feed=OFFLINE)
+    session.finish(OFFLINE)
 
 
 def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
@@ -882,6 +902,9 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
             if made
             else "nothing to judge: no input breaks the schema in a way the tool could receive"
         )
+        return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
+    if check.feed is OFFLINE and not made:
+        nothing = "nothing to judge: the tool served no valid input to send again"
         return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
     if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
         reason = (

@@ -1,9 +1,10 @@
 """Feeds: which calls a per-call check judges, and how the worker makes them.
 
 ``valid`` and ``invalid`` inputs are generated from the schema and sent to the tool as its
-protocol calls it. The probes (``guards``, ``crashing-guard``, ``concurrency``) call an
-instrumented copy of the tool; a protocol that offers the capability a probe needs names the
-worker function that makes it (see :attr:`ToolProtocol.probes`).
+protocol calls it; ``offline`` sends valid inputs it served again, under a condition the protocol
+makes (see ToolProtocol.calling_under). The probes (``guards``, ``crashing-guard``,
+``concurrency``) call an instrumented copy of the tool; a protocol that offers the capability a
+probe needs names the worker function that makes it (see :attr:`ToolProtocol.probes`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CONCURRENCY", "CRASHING_GUARD", "FEEDS", "GUARDS", "INVALID", "VALID", "Feed"]
+__all__ = [
+    "CONCURRENCY",
+    "CRASHING_GUARD",
+    "FEEDS",
+    "GUARDS",
+    "INVALID",
+    "OFFLINE",
+    "VALID",
+    "Feed",
+]
 
 # Where the generated inputs go in the worker: the protocol's call, made by the agent.
 _INVOKE = "axm_conformance._agent:invoke"
@@ -41,7 +51,9 @@ GUARDS = Feed("guards", lambda value: (value, False))
 CRASHING_GUARD = Feed("crashing-guard", lambda value: (value, True))
 # A valid and an invalid input, sent together.
 CONCURRENCY = Feed("concurrency", tuple, scale=10)
+# Valid inputs the tool served, sent again with the tool cut off from the network.
+OFFLINE = Feed("offline", lambda value: (value, False, "offline"), target=_INVOKE, scale=2)
 
 FEEDS: dict[str, Feed] = {
-    feed.name: feed for feed in (VALID, INVALID, GUARDS, CRASHING_GUARD, CONCURRENCY)
+    feed.name: feed for feed in (VALID, INVALID, GUARDS, CRASHING_GUARD, CONCURRENCY, OFFLINE)
 }

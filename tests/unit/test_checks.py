@@ -135,6 +135,7 @@ MCP_STRUCTURED = dataclasses.replace(MCP, output_schema=COUNT_SCHEMA)
 READ_ONLY = dataclasses.replace(MCP, annotations={"readOnlyHint": True})
 ADDITIVE = dataclasses.replace(MCP, annotations={"destructiveHint": False})
 IDEMPOTENT = dataclasses.replace(MCP, annotations={"idempotentHint": True})
+CLOSED_WORLD = dataclasses.replace(MCP, annotations={"openWorldHint": False})
 
 
 def changed(*changes: str, state: str = "s1") -> Observation:
@@ -956,6 +957,26 @@ CASES = [
         failure("yet the same call made again appended to mode.txt"),
         subject=IDEMPOTENT,
         call=call(changed("created mode.txt"), repeat=changed("appended to mode.txt", state="s2")),
+    ),
+    case(
+        "closed-world-honoured",
+        "served again, cut off from the network",
+        subject=CLOSED_WORLD,
+        call=call(served()),
+    ),
+    case(
+        "closed-world-honoured",
+        "refused, cut off from the network",
+        failure("yet cut off from the network it refused an input it served with the network"),
+        subject=CLOSED_WORLD,
+        call=call(answered(content=[text("Network is unreachable")], isError=True)),
+    ),
+    case(
+        "closed-world-honoured",
+        "dead, cut off from the network",
+        failure("yet cut off from the network it did not answer an input it served"),
+        subject=CLOSED_WORLD,
+        call=call(crashed("the server stopped serving")),
     ),
     case("input-not-mutated", "left alone", call=call(ok())),
     case(

@@ -4,7 +4,8 @@ MCP's tool annotations (``readOnlyHint``, ``destructiveHint``, ``idempotentHint`
 clients decide on: a read-only tool is called without asking, a non-destructive one is trusted
 not to lose data, an idempotent one is retried. They are held to what each valid call changed in
 the tool's working directory, compared by content (see :mod:`axm_conformance._workdir`).
-``openWorldHint`` is not judged: under the kit the network is unreachable for every tool.
+``openWorldHint: false`` says the tool works in a closed world: inputs it served are sent again
+to a server of its own, cut off from every network, and must be served as well.
 """
 
 from __future__ import annotations
@@ -13,13 +14,20 @@ from collections.abc import Callable
 
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
-from axm_conformance._observation import Call, SubjectInfo
-from axm_conformance._outcomes import Finding
+from axm_conformance._feeds import OFFLINE
+from axm_conformance._observation import Call, SubjectInfo, canonical_json
+from axm_conformance._outcomes import Finding, not_run
+from axm_conformance.protocols import can_cut_off
 
 __all__: list[str] = []
 
 # The defaults MCP gives a hint the tool leaves out.
-_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False}
+_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
 
 
 def _hint(subject: SubjectInfo, name: str) -> bool:
@@ -95,3 +103,35 @@ def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> F
     if again.result.state != first.state:
         changes = ", ".join(again.result.changes) or "changed its working directory"
         yield f"declares idempotentHint, yet the same call made again {changes}"
+
+
+def _closed_world(subject: SubjectInfo) -> str | Finding | None:
+    declared = _declares("openWorldHint", False)(subject)
+    if declared is not None:
+        return declared
+    unable = can_cut_off()
+    return not_run(f"not run: {unable}") if unable else None
+
+
+@check(
+    "closed-world-honoured",
+    "behaviour",
+    applies=_closed_world,
+    considers=("returned", "crashed"),
+    feed=OFFLINE,
+    requires=("behaviour-hints",),
+)
+def closed_world_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A tool that declares a closed world serves, cut off from the network, what it served."""
+    observation = call.observation
+    result = observation.result
+    if observation.status == "crashed":
+        yield (
+            f"declares openWorldHint: false, yet cut off from the network it did not answer an "
+            f"input it served with the network: {observation.crash_detail}"
+        )
+    elif result is not None and not subject.result.succeeded(result):
+        yield (
+            "declares openWorldHint: false, yet cut off from the network it refused an input "
+            f"it served with the network: {canonical_json(result.fields)[:300]}"
+        )

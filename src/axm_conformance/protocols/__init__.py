@@ -41,6 +41,7 @@ from axm_conformance.protocols._base import (
     read,
     signature_facts,
 )
+from axm_conformance.protocols._mcp_wire import can_cut_off
 from axm_conformance.protocols._registry import (
     ENTRY_POINT_GROUP,
     RegistryError,
@@ -73,6 +74,7 @@ __all__ = [
     "ServerFacts",
     "SubjectInfo",
     "ToolProtocol",
+    "can_cut_off",
     "cause",
     "detect",
     "entry_point_groups",

@@ -7,6 +7,7 @@ can raise, so every read here is guarded and reported rather than propagated.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -145,8 +146,9 @@ CAPABILITIES: dict[str, str] = {
     "discovery-metadata": "discovery metadata (expose_directly, domain, tags, agent_hint)",
     "json-rpc": "JSON-RPC messages, each validated against the protocol's official schema",
     "behaviour-hints": (
-        "declared hints about its behaviour (read-only, destructive, idempotent), held to what "
-        "a call changes in its working directory"
+        "declared hints about its behaviour (read-only, destructive, idempotent, closed world), "
+        "held to what a call changes in its working directory and to what it serves cut off "
+        "from the network"
     ),
     "effects-declared": "declared kinds of access (read, write, execute, external)",
     "guards": "permission guards in front of the tool",
@@ -262,6 +264,13 @@ class ToolProtocol:
     def call(self, input: Any) -> Any:
         """Start one call with ``input``: its return value, possibly awaitable."""
         raise NotImplementedError
+
+    def calling_under(self, condition: str) -> contextlib.AbstractContextManager[None]:
+        """Make the calls inside the block under ``condition`` ("": as always): a probe's,
+        such as ``offline`` (the tool cut off from the network)."""
+        if condition:
+            raise ValueError(f"{self.title} tools cannot be called {condition}")
+        return contextlib.nullcontext()
 
     def refuses(self, input: Any) -> str:
         """Why the protocol's caller would refuse ``input`` before the tool sees it ("": never).

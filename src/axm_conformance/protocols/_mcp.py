@@ -20,7 +20,7 @@ import os
 import shlex
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +101,7 @@ class _Connection:
 
     command: list[str]
     options: LoadOptions
+    offline: bool = False  # the server cut off from the network (see _mcp_wire.cut_off)
     session: Session | None = None
     handshake: Handshake | None = None
     # The working directory after the last call: what the next call's first look starts from.
@@ -110,7 +111,11 @@ class _Connection:
         if self.session is None:
             # The server writes to the worker's stderr: what it said last is in a crash report.
             session = Session(
-                self.command, os.getcwd(), server_env(self.options), stderr_fd=_WORKER_STDERR
+                self.command,
+                os.getcwd(),
+                server_env(self.options),
+                stderr_fd=_WORKER_STDERR,
+                offline=self.offline,
             )
             session.timeout = self.options.timeout
             session.start()
@@ -211,6 +216,18 @@ class McpTool:
 
     def answer(self, arguments: Any) -> _Answer:
         return self._connection.call(self.definition.get("name", ""), arguments)
+
+    @contextlib.contextmanager
+    def offline(self) -> Iterator[None]:
+        """Make the calls inside the block to a server of their own, started cut off from the
+        network, and stopped after them."""
+        shared = self._connection
+        self._connection = _Connection(shared.command, shared.options, offline=True)
+        try:
+            yield
+        finally:
+            self._connection.close()
+            self._connection = shared
 
     def connect(self) -> None:
         """Start the server again if it died; a server that does not start fails the call."""
@@ -527,6 +544,11 @@ class McpProtocol(ToolProtocol):
     def prepare(self) -> None:
         self.obj.connect()
         self.obj.learn_errors()
+
+    def calling_under(self, condition: str) -> contextlib.AbstractContextManager[None]:
+        if condition == "offline":
+            return self.obj.offline()  # type: ignore[no-any-return]
+        return super().calling_under(condition)
 
     def call(self, input: Any) -> Any:
         answer = self.obj.answer(input)

@@ -19,8 +19,11 @@ import contextlib
 import functools
 import itertools
 import json
+import os
 import queue
+import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -39,7 +42,9 @@ __all__ = [
     "ServerGone",
     "Session",
     "WireError",
+    "can_cut_off",
     "connect",
+    "cut_off",
     "schema_errors",
 ]
 
@@ -76,6 +81,26 @@ _RESULTS = {
 }
 
 
+def can_cut_off() -> str:
+    """Why a server cannot be started cut off from the network here ("": it can)."""
+    if sys.platform != "linux":
+        return "cutting a server off the network needs Linux network namespaces"
+    if shutil.which("unshare") is None:
+        return "cutting a server off the network needs util-linux's unshare command"
+    return ""
+
+
+def cut_off(argv: Sequence[str]) -> list[str]:
+    """``argv`` run in a network namespace of its own, where no network, not even loopback, is
+    up: through util-linux's ``unshare``, which a user without privileges may run in a user
+    namespace of its own that maps only that user (so the server runs as the same user)."""
+    why = can_cut_off()
+    if why:
+        raise CannotStart(why)
+    alone = ["--net"] if os.geteuid() == 0 else ["--user", "--map-current-user", "--net"]
+    return ["unshare", *alone, "--", *argv]
+
+
 @dataclass
 class Session:
     """One running server, spoken to over its stdin and stdout.
@@ -92,6 +117,8 @@ class Session:
     # Where the server's stderr goes: kept here (None: its last lines in ``stderr``), or a file
     # descriptor it writes to directly (the worker's own stderr, which a crash report shows).
     stderr_fd: int | None = None
+    # Started in a network namespace of its own, where no network is reachable (see cut_off).
+    offline: bool = False
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
@@ -102,9 +129,10 @@ class Session:
 
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
+        argv = cut_off(self.argv) if self.offline else list(self.argv)
         try:
             self._process = subprocess.Popen(
-                list(self.argv),
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if self.stderr_fd is None else self.stderr_fd,
