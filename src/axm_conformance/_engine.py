@@ -763,10 +763,10 @@ def _offline(session: _Session, examples: list[Any]) -> None:
         return
     with contextlib.suppress(_Stop):
         for example in examples if not session.feeds(VALID) else ():
-            if len(session.served.inputs) >= _OFFLINE_CALLS:
+            if len(session.served.latest) >= _OFFLINE_CALLS:
                 break
             session.call(example, "", feed=VALID, repeat=False)
-        for value in list(session.served.inputs)[-_OFFLINE_CALLS:]:
+        for value in session.served.inputs[-_OFFLINE_CALLS:]:
             label = "an input it served, sent again with the tool cut off from the network"
             session.judge(value, label, feed=OFFLINE)
     session.finish(OFFLINE)

@@ -62,7 +62,9 @@ def load(
         for sub_ref, obj, hint in loaded:
             if sub_ref == ref:
                 return [(sub_ref, obj, hint)]
-        raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r}")
+        keys = [sub_ref[len(item["base"]) :] for sub_ref, _, _ in loaded if sub_ref != item["base"]]
+        has = f"its tools are {', '.join(keys)}" if keys else "it names no tool of its own"
+        raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r} ({has})")
     own = protocol_of_ref(ref)
     if own is not None:
         return own.load_ref(ref, options or LoadOptions(), cleanups)

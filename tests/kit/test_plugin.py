@@ -55,6 +55,10 @@ def test_examples_are_certified(pytester: pytest.Pytester) -> None:
         ),
         ("entry-point:no.such.group", "*unknown entry-point group 'no.such.group'*"),
         ("entry-point:axm.tools:absent", "*no entry point named 'absent' in group 'axm.tools'*"),
+        (
+            "axm_runtime.examples:TOOLS[nope]",
+            "*has no tool 'nope' (its tools are [[]0], [[]1], *)",
+        ),
         # Objects with no mark of a tool: what was found, and what a tool has.
         (
             "not_tools:NUMBER",

@@ -22,9 +22,10 @@ tool has been seen to serve at that place: it is servable, and a refusal of it i
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,25 +50,39 @@ class Served:
     """What a tool was seen to serve: the latest inputs whole, and every top-level
     (property, value) pair and property name of all of them."""
 
-    inputs: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_CONTEXTS))
-    places: set[tuple[str, str]] = field(default_factory=set)
+    # The latest inputs served, by their canonical text, oldest first.
+    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Digests of (property, canonical value), and of each property name alone.
+    places: set[bytes] = field(default_factory=set)
+
+    @property
+    def inputs(self) -> list[dict[str, Any]]:
+        return list(self.latest.values())
 
     def add(self, value: Any) -> None:
         if not isinstance(value, dict):
             return
         text = canonical(value)
-        if all(canonical(known) != text for known in self.inputs):
-            self.inputs.append(value)
-        self.places.update((name, canonical(item)) for name, item in value.items())
-        self.places.update((name, "") for name in value)
+        self.latest.pop(text, None)
+        self.latest[text] = value
+        if len(self.latest) > _CONTEXTS:
+            del self.latest[next(iter(self.latest))]
+        for name, item in value.items():
+            self.places.update((_place(name), _place(name, item)))
 
     def serves(self, name: str, item: Any = ...) -> bool:
         """Whether ``name`` was served with ``item`` (with any value, when no item is given)."""
-        return (name, "" if item is ... else canonical(item)) in self.places
+        return (_place(name) if item is ... else _place(name, item)) in self.places
 
     def members(self, name: str, members: list[Any]) -> list[Any]:
         """``members`` with those served at ``name`` first."""
         return sorted(members, key=lambda member: not self.serves(name, member))
+
+
+def _place(name: str, *item: Any) -> bytes:
+    """A short digest of a property name, with a value when given: values may be large."""
+    text = json.dumps([name, *(canonical(value) for value in item)])
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
 @dataclass(frozen=True)
