@@ -148,19 +148,28 @@ def test_no_tools_found_is_an_error_saying_what_was_looked_for(pytester: pytest.
     )
 
 
-def test_published_entry_points_are_certified_by_default(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _publish(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, entry_points: str) -> Path:
+    """Install, as the project under test, a distribution with these entry points; the folder
+    it is installed in, which is on the path."""
     pytester.makepyprojecttoml('[project]\nname = "demo-tools"\nversion = "1.0"\n')
     site = pytester.mkdir("site")
     info = site / "demo_tools-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-tools\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[axm.tools]\nslug = zoo_axm:SlugTool\n"
-        "[amplifier.modules]\nexamples = axm_runtime.examples.amplifier_tools:mount\n"
-    )
+    (info / "entry_points.txt").write_text(entry_points)
     monkeypatch.setenv("PYTHONPATH", f"{site}:{FIXTURES}")
+    return site
+
+
+def test_published_entry_points_are_certified_by_default(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _publish(
+        pytester,
+        monkeypatch,
+        "[axm.tools]\nslug = zoo_axm:SlugTool\n"
+        "[amplifier.modules]\nexamples = axm_runtime.examples.amplifier_tools:mount\n",
+    )
     result = run(pytester, "--axm-examples=5", "--co", "-q")
     result.stdout.fnmatch_lines_random(
         ["make_slug::name-valid", "calculator::name-valid", "text_stats::result-size"]
@@ -173,16 +182,10 @@ def test_a_broken_published_entry_point_fails_only_its_own_item(
 ) -> None:
     """Nobody named it: the run goes on, the other tools are certified, the certificate says
     which one could not be loaded, and the gate counts it."""
-    pytester.makepyprojecttoml('[project]\nname = "demo-tools"\nversion = "1.0"\n')
-    site = pytester.mkdir("site")
-    info = site / "demo_tools-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-tools\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text(
-        "[axm.tools]\nslug = zoo_axm:SlugTool\nbroken = broken_tools:Tool\n"
+    site = _publish(
+        pytester, monkeypatch, "[axm.tools]\nslug = zoo_axm:SlugTool\nbroken = broken_tools:Tool\n"
     )
     (site / "broken_tools.py").write_text("raise RuntimeError('missing API key')\n")
-    monkeypatch.setenv("PYTHONPATH", f"{site}:{FIXTURES}")
     for spread in ((), ("-n", "2")):
         result = run(
             pytester,
