@@ -1029,6 +1029,20 @@ CASES = [
     ),
     case(
         "invalid-input-handled",
+        "a stray line on stdout while refusing",
+        failure("wrote a line to stdout that is not a JSON-RPC message: 'debug'"),
+        subject=MCP,
+        call=invalid(
+            returned(
+                dataclasses.replace(
+                    result("CallToolResult", content=[text("bad")], isError=True),
+                    wire_errors=("wrote a line to stdout that is not a JSON-RPC message: 'debug'",),
+                )
+            )
+        ),
+    ),
+    case(
+        "invalid-input-handled",
         "a success over JSON-RPC",
         warning("accepted an invalid input and reported success"),
         subject=MCP,

@@ -59,6 +59,9 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
     if policy.invalid == "json-rpc":
         result = observation.result
         assert result is not None
+        # An answer that broke the wire (a stray line on stdout) breaks the client's session,
+        # whatever the answer.
+        yield from result.wire_errors
         if result.type_name == subject.result.error_type:
             error = result.fields.get("error")
             code = error.get("code") if isinstance(error, dict) else None
