@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
+from axm_conformance import _platform
+
 __all__ = ["ForkServer", "Forked", "serve_forks"]
 
 _FORK, _REAP, _PID, _FAILED = b"F", b"R", b"P", b"E"
@@ -75,8 +77,9 @@ class ForkServer:
 
     @property
     def available(self) -> bool:
-        """Whether forks can be asked for (the platform has pidfds, the server has not failed)."""
-        return hasattr(os, "pidfd_open") and not self.broken
+        """Whether forks can be asked for (Linux with pidfds, the portable way not forced; the
+        server has not failed)."""
+        return _platform.PLATFORM.fork_server and not self.broken
 
     def start(self) -> Self:
         """Start the server process, without waiting for its imports. A server that cannot
