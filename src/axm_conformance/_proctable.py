@@ -37,8 +37,12 @@ class ProcessTable(Protocol):
         """Every live process (zombies excluded)."""
         ...
 
-    def running(self, pid: int) -> bool:
-        """Whether the process is alive, neither a zombie nor gone."""
+    def pids(self) -> set[int]:
+        """The pids of every process, zombies included (a cheap listing)."""
+        ...
+
+    def facts(self, pid: int) -> Facts | None:
+        """One live process's facts; None for a zombie or a process that is gone."""
         ...
 
     def environ(self, pid: int) -> list[bytes] | None:
@@ -85,12 +89,15 @@ class ProcFS:
             for entry in os.listdir("/proc"):
                 fields = _stat_fields(int(entry)) if entry.isdigit() else []
                 if len(fields) >= 4 and fields[0] not in _DEAD:
-                    live[int(entry)] = Facts(int(fields[1]), int(fields[2]), int(fields[3]), 0.0)
+                    live[int(entry)] = _facts(fields)
         return live
 
-    def running(self, pid: int) -> bool:
+    def pids(self) -> set[int]:
+        return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()}
+
+    def facts(self, pid: int) -> Facts | None:
         fields = _stat_fields(pid)
-        return bool(fields) and fields[0] not in _DEAD
+        return _facts(fields) if len(fields) >= 4 and fields[0] not in _DEAD else None
 
     def environ(self, pid: int) -> list[bytes] | None:
         try:
@@ -177,6 +184,10 @@ def _stat_fields(pid: int) -> list[bytes]:
     return stat[stat.rfind(b")") + 2 :].split()
 
 
+def _facts(fields: list[bytes]) -> Facts:
+    return Facts(int(fields[1]), int(fields[2]), int(fields[3]), 0.0)
+
+
 def _open_for_writing(fdinfo: str) -> bool:
     with open(fdinfo) as file:
         for line in file:
@@ -245,11 +256,20 @@ class Psutil:
         return live
 
     @_own_modules
-    def running(self, pid: int) -> bool:
+    def pids(self) -> set[int]:
+        return set(psutil.pids())
+
+    @_own_modules
+    def facts(self, pid: int) -> Facts | None:
         try:
-            return psutil.Process(pid).status() not in _GONE
+            process = psutil.Process(pid)
+            with process.oneshot():
+                if process.status() in _GONE:
+                    return None
+                parent, born = process.ppid(), process.create_time()
         except psutil.Error:
-            return False
+            return None
+        return Facts(parent, *_group_and_session(pid), born)
 
     @_own_modules
     def environ(self, pid: int) -> list[bytes] | None:
@@ -268,11 +288,15 @@ class Psutil:
 
     @_own_modules
     def name(self, pid: int) -> str | None:
-        return psutil.Process(pid).name() if self.running(pid) else None
+        try:
+            process = psutil.Process(pid)
+            return None if process.status() in _GONE else process.name()
+        except psutil.Error:
+            return None
 
     @_own_modules
     def exited(self, pid: int) -> bool:
-        return not self.running(pid)
+        return self.facts(pid) is None
 
     @_own_modules
     def kill(self, pids: list[int]) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from axm_conformance import _platform
 from axm_conformance._proctable import children, table
 
-__all__ = ["TOKEN_VARIABLE", "kill_strays", "live_descendants", "started"]
+__all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
 
 # Every process the worker starts inherits this variable, whose value is unique to the worker.
 TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
@@ -27,6 +27,8 @@ _SWEEP_ROUNDS = 50
 # Between rounds, killed processes get this long to die (they usually take microseconds).
 _SWEEP_PAUSE = 0.01
 _DEATH_POLL = 0.0005
+# How many ancestors are looked at to tell whether a process descends from a worker.
+_MAX_DEPTH = 64
 
 
 def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[int]:
@@ -55,19 +57,47 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
 def _await_death(pids: list[int], seconds: float) -> None:
     """Wait until the processes are dead (zombies or gone), for at most ``seconds``."""
     deadline = time.monotonic() + seconds
-    while any(table().running(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(table().facts(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(_DEATH_POLL)
 
 
-def started() -> set[int]:
-    """The processes this worker started that still run.
+class Started:
+    """The processes this worker starts from now on: :meth:`since` tells those still running.
 
-    A subreaper's children are: it adopts what its tool orphans. Elsewhere an orphan is
-    adopted by init or launchd, and the worker's token, group and session tell its own.
+    A subreaper's new children are: it adopts what its tool orphans. Elsewhere an orphan is
+    adopted by init or launchd, and the worker's token, group and session tell its own among
+    the new pids (reading only those is what keeps this cheap: a call starts few or none).
     """
-    if _platform.PLATFORM.subreaper:
-        return children()
-    return set(_members(os.getpid(), _OWN_TOKEN))
+
+    def __init__(self) -> None:
+        self.subreaper = _platform.PLATFORM.subreaper
+        self.before = children() if self.subreaper else table().pids()
+
+    def since(self) -> set[int]:
+        if self.subreaper:
+            return children() - self.before
+        return {pid for pid in table().pids() - self.before if _belongs(pid, os.getpid())}
+
+
+def _belongs(pid: int, leader: int) -> bool:
+    """Whether the live process ``pid`` is one of the worker ``leader``'s (this worker, whose
+    token is read at start): see :func:`kill_strays`."""
+    facts = table().facts(pid)
+    if facts is None:
+        return False
+    if leader in (facts.group, facts.session):
+        return True
+    environ = table().environ(pid)
+    if environ is not None and f"{TOKEN_VARIABLE}={_OWN_TOKEN}".encode() in environ:
+        return True
+    for _ in range(_MAX_DEPTH):
+        if facts.parent == leader:
+            return True
+        above = table().facts(facts.parent) if facts.parent > 1 else None
+        if above is None:
+            return False
+        facts = above
+    return False
 
 
 def live_descendants(root: int) -> dict[int, str]:
