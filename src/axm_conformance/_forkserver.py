@@ -207,6 +207,8 @@ class Forked:
 
 def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int]) -> int:
     """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns."""
+    if sys.platform != "linux":  # see Platform.fork_server
+        raise NotImplementedError("a fork server needs Linux")
     import gc
     import importlib
 
@@ -262,6 +264,8 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
 
 def _report_exit(pid: int, status_fd: int) -> None:
     """Write how the worker ended (Popen's returncode convention), without reaping it."""
+    if sys.platform != "linux":
+        raise NotImplementedError("waitid")
     info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     code = 0
     if info is not None:

@@ -125,6 +125,8 @@ class ProcFS:
         return name.decode("utf-8", "replace")
 
     def exited(self, pid: int) -> bool:
+        if sys.platform != "linux":  # as is all of /proc; macOS has no waitid
+            raise NotImplementedError("waitid")
         flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
         try:
             return os.waitid(os.P_PID, pid, flags) is not None

@@ -605,7 +605,7 @@ class _Spawned:
         self.pid = popen.pid
         # Readable once the worker has exited (None without pidfds).
         self.exit_fd: int | None = None
-        if _platform.PLATFORM.pidfd:
+        if sys.platform == "linux" and _platform.PLATFORM.pidfd:
             with contextlib.suppress(OSError):
                 self.exit_fd = os.pidfd_open(popen.pid)
 
