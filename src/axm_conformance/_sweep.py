@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from axm_conformance import _platform
 from axm_conformance._proctable import children, table
@@ -100,12 +100,17 @@ def _belongs(pid: int, leader: int) -> bool:
     return False
 
 
-def live_descendants(root: int) -> dict[int, str]:
-    """The live processes descending from ``root`` (zombies excluded), each with its command
-    line: what a process left running (orphans are reparented to a subreaper ``root``)."""
-    parents = {pid: facts.parent for pid, facts in table().live().items()}
+def live_descendants(root: int, also: Iterable[int] = ()) -> dict[int, str]:
+    """The live processes descending from ``root`` (zombies excluded), and those of ``also``
+    still alive, each with its command line: what a process left running.
+
+    Orphans are reparented to a subreaper ``root``; without one (macOS) they leave the tree,
+    and only those seen in it before (``also``) are found.
+    """
+    live = table().live()
+    parents = {pid: facts.parent for pid, facts in live.items()}
     found: dict[int, str] = {}
-    for pid in sorted(_descendants(root, parents)):
+    for pid in sorted(_descendants(root, parents) | (set(also) & live.keys())):
         command = table().command(pid)
         if command is not None:  # else gone meanwhile
             found[pid] = command
