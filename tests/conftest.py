@@ -71,6 +71,15 @@ def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     return chosen
 
 
+def unsupported(entry: dict[str, Any]) -> str | None:
+    """Why a fixture cannot be held to its manifest entry here: what it ``needs`` (a flag of the
+    platform record) that this platform lacks; None when nothing."""
+    need = entry.get("needs")
+    if need is None or getattr(_platform.PLATFORM, need):
+        return None
+    return f"not run: not supported on {_platform.PLATFORM.system} ({need})"
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """The detection table of the fixture zoo: expected, found, missed and extra per protocol."""
     rows: dict[str, list[int]] = {}

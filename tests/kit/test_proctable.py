@@ -23,6 +23,11 @@ def sleeper() -> Iterator[subprocess.Popen[bytes]]:
     """A child in a session of its own, carrying a marker in its environment."""
     env = {**os.environ, "AXM_TEST_MARKER": "here"}
     process = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
+    # Just after exec, /proc may show the new program's environment empty for a moment.
+    deadline = time.monotonic() + 5
+    while b"AXM_TEST_MARKER=here" not in (ProcFS().environ(process.pid) or []):
+        assert time.monotonic() < deadline, "the child never showed its environment"
+        time.sleep(0.01)
     yield process
     process.kill()
     process.wait()
@@ -72,7 +77,7 @@ def test_the_sweep_through_psutil_kills_a_worker_and_what_left_its_session(way: 
             time.sleep(0.01)
         members = _sweep._members(leader.pid, token)
         assert len(members) == 3, members
-        assert sorted(_sweep.kill_strays(leader.pid, token)) == members
+        assert set(_sweep.kill_strays(leader.pid, token)) == set(members)
         assert _sweep._members(leader.pid, token) == []
     finally:
         leader.kill()

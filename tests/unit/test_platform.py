@@ -10,6 +10,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from axm_conformance._platform import PORTABLE_VARIABLE, Platform, as_root, dete
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings
 from axm_conformance._worker import _credentials, fork_server
+from tests.conftest import FIXTURES, unsupported
 
 FAST_PATHS = ("procfs", "inotify", "fork_server", "pidfd", "subreaper")
 
@@ -126,6 +128,17 @@ def test_without_posix_the_kit_is_never_root_nor_switches_users(
     monkeypatch.setattr(sys, "platform", "win32")
     with pytest.raises(ValueError, match="Windows has no user to switch to"):
         _credentials("nobody")
+
+
+def test_a_fixture_whose_verdict_needs_the_memory_limit_is_not_run_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    manifest = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
+    needing = [entry for entry in manifest if "needs" in entry]
+    assert [entry["ref"] for entry in needing] == ["zoo_hostile:MemoryBombTool"]
+    assert unsupported(needing[0]) is None
+    simulate(monkeypatch, memory_limit=False, system="macOS")
+    assert unsupported(needing[0]) == "not run: not supported on macOS (memory_limit)"
 
 
 def test_the_kit_and_its_plugin_import_without_the_posix_only_modules() -> None:
