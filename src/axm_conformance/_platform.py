@@ -48,7 +48,7 @@ class Platform:
     memory_limit: bool
 
     def missing(self) -> tuple[str, ...]:
-        """What is not enforced or observed here, for the run's header ("" everywhere on Linux)."""
+        """What is not enforced or observed here, for the run's header (nothing on Linux)."""
         return tuple(
             what
             for what, has in (
