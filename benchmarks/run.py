@@ -5,9 +5,10 @@ Run with the project's interpreter::
     python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
-Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp`` (repeatable); ``--loadscope``
-(also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a shared machine,
-wait up to SECONDS before each timed run for other processes to go quiet); ``--output FILE``.
+Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable`` (repeatable);
+``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
+shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
+``--output FILE``.
 Every timed run also records its CPU time and how many cores other processes kept busy
 meanwhile ("other load"): wall-time figures taken under other load are not worth much, the CPU
 figures less affected.
@@ -74,7 +75,7 @@ import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -483,8 +484,8 @@ def _watch() -> Iterator[dict[str, float]]:
 _PYCACHE: dict[str, str] = {}
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
+def _env(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {**os.environ, **extra}
     parts = [str(FIXTURES), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(parts))
     for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTHONDONTWRITEBYTECODE"):
@@ -494,11 +495,12 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _timed(args: Sequence[str], cwd: Path) -> Timed:
+def _timed(args: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> Timed:
+    """One run of ``args`` in ``cwd``, with ``env`` added to the environment."""
     _settle()
     with _watch() as found:
         done = subprocess.run(
-            list(args), cwd=cwd, env=_env(), capture_output=True, text=True, check=False
+            list(args), cwd=cwd, env=_env(env or {}), capture_output=True, text=True, check=False
         )
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     summary = lines[-1].strip("= ") if lines else done.stderr.strip()[-300:]
@@ -687,6 +689,27 @@ def measure_xdist(
             series["n2_loadscope"].median / serial.median, 3
         )
     return found
+
+
+def measure_portable(refs: Sequence[str], repeats: int, workdir: Path) -> dict[str, Any]:
+    """The zoo the portable way (AXM_CONFORMANCE_PORTABLE=1: psutil, a walk after every call,
+    spawned workers) against Linux's own (/proc, inotify, a fork server), both ``-n 2``."""
+    variants = {"native": {}, "portable": {"AXM_CONFORMANCE_PORTABLE": "1"}}
+    series = {name: Series() for name in variants}
+    for repeat in range(repeats):
+        seed = f"--axm-seed={BASE_SEED + repeat}"
+        for name, env in variants.items():
+            command = kit_command(refs, *ZOO_OPTIONS, seed, "-n", "2")
+            series[name].runs.append(_timed(command, workdir, env))
+            _log(f"  [{repeat + 1}/{repeats}] zoo {name}: {series[name].runs[-1].seconds:6.2f} s")
+    native, portable = series["native"], series["portable"]
+    return {
+        "tools": len(refs),
+        "options": [*ZOO_OPTIONS, "-n", "2"],
+        **{name: runs.as_json() for name, runs in series.items()},
+        "ratio_portable_over_native": round(portable.median / native.median, 3),
+        "cpu_ratio_portable_over_native": round(portable.cpu / native.cpu, 3),
+    }
 
 
 def plugin_import_ms() -> float | None:
@@ -1012,8 +1035,29 @@ def _lines(results: dict[str, Any]) -> Iterator[str]:
         )
 
 
+def _portable_lines(results: dict[str, Any]) -> Iterator[str]:
+    po = results.get("portable")
+    if not po:
+        return
+    native, portable = po["native"], po["portable"]
+    load = median([native["other_load_cores"] or 0, portable["other_load_cores"] or 0])
+    yield ""
+    yield (
+        f"8. Portable way, fixture zoo, {po['tools']} tools, {' '.join(po['options'])}"
+        f"{_load_note(load)}"
+    )
+    yield (
+        f"  native: {native['median_s']:.1f} s ({native['cpu_median_s']:.0f} s CPU)   "
+        f"portable: {portable['median_s']:.1f} s ({portable['cpu_median_s']:.0f} s CPU)"
+    )
+    yield (
+        f"  portable / native = {po['ratio_portable_over_native']:.2f} wall, "
+        f"{po['cpu_ratio_portable_over_native']:.2f} CPU"
+    )
+
+
 def table(results: dict[str, Any]) -> str:
-    return "\n".join(_lines(results))
+    return "\n".join([*_lines(results), *_portable_lines(results)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1029,7 +1073,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("floor", "xdist", "startup", "scaling", "mcp"),
+        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable"),
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1062,7 +1106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(table(json.loads(args.table.read_text())))
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
-    wanted = set(args.only or ("floor", "xdist", "startup", "scaling", "mcp"))
+    wanted = set(args.only or ("floor", "xdist", "startup", "scaling", "mcp", "portable"))
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
         refs = zoo_refs()[::4]
@@ -1106,6 +1150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "mcp" in wanted:
             _log("7. MCP against an in-process twin")
             results["mcp"] = measure_mcp(repeats, workdir)
+        if "portable" in wanted:
+            _log(f"8. fixture zoo, {len(refs)} tools, portable / native")
+            results["portable"] = measure_portable(refs, repeats, workdir)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from axm_conformance import _platform
+
 REPO = Path(__file__).resolve().parents[1]
 # The official JSON-Schema-Test-Suite, as the kit ships it (package data, with its licence): the
 # tests that read it need nothing beside the repository.
@@ -49,6 +51,33 @@ def fixtures_on_path(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Make the fixture tools importable in pytest subprocesses and their workers."""
     monkeypatch.setenv("PYTHONPATH", str(FIXTURES))
     return FIXTURES
+
+
+# The ways the end-to-end layer certifies the zoo and the hostile tools: this platform's own, and
+# the portable one (psutil, a polling file watch, spawned workers) that macOS takes.
+WAYS = ("native", "portable")
+
+
+@pytest.fixture
+def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The kit takes the way the test is parametrized with; its workers, and pytest runs in a
+    subprocess, inherit it through the environment."""
+    chosen: str = request.param
+    if chosen == "portable":
+        monkeypatch.setenv(_platform.PORTABLE_VARIABLE, "1")
+    else:
+        monkeypatch.delenv(_platform.PORTABLE_VARIABLE, raising=False)
+    monkeypatch.setattr(_platform, "PLATFORM", _platform.detect())
+    return chosen
+
+
+def unsupported(entry: dict[str, Any]) -> str | None:
+    """Why a fixture cannot be held to its manifest entry here: what it ``needs`` (a flag of the
+    platform record) that this platform lacks; None when nothing."""
+    need = entry.get("needs")
+    if need is None or getattr(_platform.PLATFORM, need):
+        return None
+    return f"not run: not supported on {_platform.PLATFORM.system} ({need})"
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import struct
+import sys
 from collections.abc import Callable
 
 __all__ = [
@@ -29,8 +30,9 @@ __all__ = [
 # Frame header: body length, then a one-byte tag saying what the body is.
 HEADER = struct.Struct(">Qc")
 START, CALL, READY, VALUE, ERROR = b"S", b"C", b"R", b"V", b"E"
-# Asks a hung worker for its stacks, which it writes to its stderr.
-STACK_SIGNAL = signal.SIGUSR1
+# Asks a hung worker for its stacks, which it writes to its stderr (no worker runs on Windows,
+# which has no such signal).
+STACK_SIGNAL = signal.SIGUSR1 if sys.platform != "win32" else signal.SIGTERM
 
 
 def read_frame(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:

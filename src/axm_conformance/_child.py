@@ -27,6 +27,7 @@ import types
 from collections.abc import Callable
 from typing import IO, Any, NoReturn
 
+from axm_conformance import _platform
 from axm_conformance._channel import (
     ERROR,
     READY,
@@ -56,7 +57,8 @@ def serve(channel_in: int, channel_out: int, parent: int) -> int:
     faulthandler.register(STACK_SIGNAL, stacks, all_threads=True)
     token = os.environ.get(TOKEN_VARIABLE, "")
     threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
-    _become_subreaper()
+    if _platform.PLATFORM.subreaper:
+        _become_subreaper()
 
     def readable() -> None:
         select.select([channel_in], [], [])
@@ -198,7 +200,8 @@ class _Guard:
 
 def _limit_resources(memory_limit: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if memory_limit is not None:
+    # macOS takes RLIMIT_AS and ignores it: the platform matrix says so.
+    if memory_limit is not None and _platform.PLATFORM.memory_limit:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
             memory_limit = min(memory_limit, hard)

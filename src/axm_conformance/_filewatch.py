@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from axm_conformance import _platform
 from axm_conformance._inotify import open_events
-from axm_conformance._procwatch import written_by_others
+from axm_conformance._proctable import table
 
 __all__ = ["FileWatch", "listed", "project_roots"]
 
@@ -72,7 +73,8 @@ def _within(path: str, directory: str) -> bool:
 class FileWatch:
     """The files under the project's roots, to tell which ones a call created, changed or
     removed. Each snapshot is the baseline of the next call. The walked directories are watched
-    (inotify) where the system allows, and a call after which none changed is not walked again.
+    (inotify) where the system allows, and a call after which none changed is not walked again;
+    elsewhere the project is walked after every call.
     Compiled bytecode (which other processes write as they import) is ignored."""
 
     def __init__(self, roots: tuple[str, ...]) -> None:
@@ -82,7 +84,9 @@ class FileWatch:
             for path in (sys.prefix, sys.base_prefix, sys.exec_prefix, os.getcwd())
         }
         self.snapshot = self.take()
-        self.events = open_events() if self.snapshot is not None else None
+        self.events = (
+            open_events() if self.snapshot is not None and _platform.PLATFORM.inotify else None
+        )
         self._watch()
 
     def descends(self, entry: os.DirEntry[str]) -> bool:
@@ -155,7 +159,7 @@ class FileWatch:
             and facts[:3] != before[path][:3]
             and not _compiled(path)
         ]
-        others = written_by_others({*created, *modified}) if created or modified else set()
+        others = table().written_by_others({*created, *modified}) if created or modified else set()
         parts = [
             f"{verb} {listed(sorted(path for path in paths if path not in others))}"
             for verb, paths in (("created", created), ("modified", modified), ("removed", removed))

@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
+from axm_conformance import _platform
+
 __all__ = ["ForkServer", "Forked", "serve_forks"]
 
 _FORK, _REAP, _PID, _FAILED = b"F", b"R", b"P", b"E"
@@ -75,8 +77,9 @@ class ForkServer:
 
     @property
     def available(self) -> bool:
-        """Whether forks can be asked for (the platform has pidfds, the server has not failed)."""
-        return hasattr(os, "pidfd_open") and not self.broken
+        """Whether forks can be asked for (Linux with pidfds, the portable way not forced; the
+        server has not failed)."""
+        return _platform.PLATFORM.fork_server and not self.broken
 
     def start(self) -> Self:
         """Start the server process, without waiting for its imports. A server that cannot
@@ -204,6 +207,8 @@ class Forked:
 
 def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int]) -> int:
     """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns."""
+    if sys.platform != "linux":  # see Platform.fork_server
+        raise NotImplementedError("a fork server needs Linux")
     import gc
     import importlib
 
@@ -259,6 +264,8 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
 
 def _report_exit(pid: int, status_fd: int) -> None:
     """Write how the worker ended (Popen's returncode convention), without reaping it."""
+    if sys.platform != "linux":
+        raise NotImplementedError("waitid")
     info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     code = 0
     if info is not None:

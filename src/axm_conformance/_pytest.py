@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from axm_conformance import _platform
 from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
     BaselineError,
@@ -327,6 +328,13 @@ class ConformancePlugin:
         ]
         if CONTRACT.exists():
             lines.append(f"axm-conformance contract: {CONTRACT}")
+        if _platform.PLATFORM.portable:
+            missing = "".join(f"; {what}" for what in _platform.PLATFORM.missing())
+            lines.append(
+                f"axm-conformance platform: {_platform.PLATFORM.system}, portable process watch "
+                f"(psutil), file polling and spawned workers{missing} "
+                "(see conformance/platforms.md)"
+            )
         return lines
 
     @pytest.hookimpl(tryfirst=True)

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from axm_conformance._platform import as_root
+
 __all__ = [
     "DEFAULT_NAME_PATTERN",
     "Settings",
@@ -157,7 +159,7 @@ class Settings:
         # Access of an unknown kind (axio's own word, and how a failing declaration is read)
         # may be either.
         risky = [effect for effect in ("write", "execute", "unknown") if effect in effects]
-        if not risky or self.worker_user is not None or self.allow_root or os.geteuid() != 0:
+        if not risky or self.worker_user is not None or self.allow_root or not as_root():
             return None
         return (
             f"not run: the tool declares {' and '.join(risky)} access and the kit runs as root "

@@ -15,7 +15,8 @@ from typing import Any
 
 from axm_conformance._exceptions import type_name
 from axm_conformance._filewatch import listed
-from axm_conformance._procwatch import children, process_name
+from axm_conformance._proctable import table
+from axm_conformance._sweep import Started
 from axm_conformance._toolstate import ToolState
 
 __all__ = ["Watch"]
@@ -35,7 +36,7 @@ class Watch:
         self.streams = tuple(getattr(sys, name, None) for name in _STREAMS)
         self.descriptors = tuple(_descriptor(fd) for fd in range(3))
         self.stdout_size = _size(1)
-        self.children = children()
+        self.started = Started()
         self.recursion_limit = sys.getrecursionlimit()
         # An earlier call may have replaced these by something that cannot be copied.
         self.environ: dict[Any, Any] = _or(_environment, {})
@@ -71,8 +72,8 @@ class Watch:
 
     def _processes(self) -> list[str]:
         left = []
-        for pid in sorted(children() - self.children):
-            name = process_name(pid)
+        for pid in sorted(self.started.since()):
+            name = table().name(pid)
             if name is not None:
                 left.append(f"{pid} ({name})")
         if not left:

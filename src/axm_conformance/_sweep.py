@@ -1,4 +1,5 @@
-"""Process sweep: find every process a worker started, through Linux's /proc, and kill them all.
+"""Process sweep: find every process a worker started, through the process table, and kill them
+all.
 
 The kit sweeps after a worker it stops; a worker sweeps after itself when its parent closes the
 channel or is gone.
@@ -10,21 +11,28 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["TOKEN_VARIABLE", "kill_strays", "live_descendants"]
+from axm_conformance import _platform
+from axm_conformance._proctable import children, table
+
+__all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
 
 # Every process the worker starts inherits this variable, whose value is unique to the worker.
 TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
+# This process's token, read before any tool could change the environment (in a worker).
+_OWN_TOKEN = os.environ.get(TOKEN_VARIABLE, "")
 # Killing strays is repeated until none is found, at most this many times (a fork bomb races).
 _SWEEP_ROUNDS = 50
 # Between rounds, killed processes get this long to die (they usually take microseconds).
 _SWEEP_PAUSE = 0.01
 _DEATH_POLL = 0.0005
+# How many ancestors are looked at to tell whether a process descends from a worker.
+_MAX_DEPTH = 64
 
 
 def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[int]:
-    """SIGKILL the worker ``leader`` and every process it started; return the pids killed.
+    """Kill the worker ``leader`` and every process it started; return the pids killed.
 
     A process belongs to the worker when it is in the worker's process group or session, when
     it descends from the worker, or when its environment carries the worker's ``token``. Each
@@ -37,12 +45,9 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
         found = [pid for pid in _members(leader, token) if pid != spare]
         if not found:
             break
-        for number in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in found:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, number)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            if spare is None:
+        table().kill(found)
+        if spare is None and _platform.PLATFORM.posix:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(leader, signal.SIGKILL)
         killed.extend(found)
         _await_death(found, _SWEEP_PAUSE)
@@ -52,74 +57,83 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
 def _await_death(pids: list[int], seconds: float) -> None:
     """Wait until the processes are dead (zombies or gone), for at most ``seconds``."""
     deadline = time.monotonic() + seconds
-    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(table().facts(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(_DEATH_POLL)
 
 
-def _running(pid: int) -> bool:
-    fields = _stat_fields(pid)
-    return bool(fields) and fields[0] not in _DEAD
+class Started:
+    """The processes this worker starts from now on: :meth:`since` tells those still running.
+
+    A subreaper's new children are: it adopts what its tool orphans. Elsewhere an orphan is
+    adopted by init or launchd, and the worker's token, group and session tell its own among
+    the new pids (reading only those is what keeps this cheap: a call starts few or none).
+    """
+
+    def __init__(self) -> None:
+        self.subreaper = _platform.PLATFORM.subreaper
+        self.before = children() if self.subreaper else table().pids()
+
+    def since(self) -> set[int]:
+        if self.subreaper:
+            return children() - self.before
+        return {pid for pid in table().pids() - self.before if _belongs(pid, os.getpid())}
 
 
-# Process states of /proc/PID/stat that are no longer running: zombie, dead.
-_DEAD = (b"Z", b"X")
+def _belongs(pid: int, leader: int) -> bool:
+    """Whether the live process ``pid`` is one of the worker ``leader``'s (this worker, whose
+    token is read at start): see :func:`kill_strays`."""
+    facts = table().facts(pid)
+    if facts is None:
+        return False
+    if leader in (facts.group, facts.session):
+        return True
+    environ = table().environ(pid)
+    if environ is not None and f"{TOKEN_VARIABLE}={_OWN_TOKEN}".encode() in environ:
+        return True
+    for _ in range(_MAX_DEPTH):
+        if facts.parent == leader:
+            return True
+        above = table().facts(facts.parent) if facts.parent > 1 else None
+        if above is None:
+            return False
+        facts = above
+    return False
 
 
-def _stat_fields(pid: int) -> list[bytes]:
-    """The fields of /proc/PID/stat after the command name (which may hold spaces and
-    parentheses), starting with the state; none when the process is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            stat = file.read()
-    except OSError:
-        return []
-    return stat[stat.rfind(b")") + 2 :].split()
+def live_descendants(root: int, also: Iterable[int] = ()) -> dict[int, str]:
+    """The live processes descending from ``root`` (zombies excluded), and those of ``also``
+    still alive, each with its command line: what a process left running.
 
-
-def _live() -> dict[int, list[bytes]]:
-    """Every live process (zombies excluded) with its stat fields from the state on: parent,
-    process group and session among them."""
-    live: dict[int, list[bytes]] = {}
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            fields = _stat_fields(int(entry)) if entry.isdigit() else []
-            if len(fields) >= 4 and fields[0] not in _DEAD:
-                live[int(entry)] = fields
-    return live
-
-
-def live_descendants(root: int) -> dict[int, str]:
-    """The live processes descending from ``root`` (zombies excluded), each with its command
-    line: what a process left running (orphans are reparented to a subreaper ``root``)."""
-    parents = {pid: int(fields[1]) for pid, fields in _live().items()}
+    Orphans are reparented to a subreaper ``root``; without one (macOS) they leave the tree,
+    and only those seen in it before (``also``) are found.
+    """
+    live = table().live()
+    parents = {pid: facts.parent for pid, facts in live.items()}
     found: dict[int, str] = {}
-    for pid in sorted(_descendants(root, parents)):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as file:
-                found[pid] = file.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except OSError:
-            continue  # gone meanwhile
+    for pid in sorted(_descendants(root, parents) | (set(also) & live.keys())):
+        command = table().command(pid)
+        if command is not None:  # else gone meanwhile
+            found[pid] = command
     return found
 
 
 def _members(leader: int, token: str) -> list[int]:
-    """Live processes (zombies excluded) of the worker ``leader``: see :func:`kill_strays`."""
+    """Live processes (zombies excluded) of the worker ``leader``, this one left out: see
+    :func:`kill_strays`."""
     marker = f"{TOKEN_VARIABLE}={token}".encode()
-    live = _live()
+    live = table().live()
+    # A process older than the leader cannot carry its token: its environment is not read.
+    born = live[leader].born if leader in live else 0.0
     live.pop(os.getpid(), None)
-    parents = {pid: int(fields[1]) for pid, fields in live.items()}
+    parents = {pid: facts.parent for pid, facts in live.items()}
     found: set[int] = set()
-    for pid, fields in live.items():
-        if leader in (pid, int(fields[2]), int(fields[3])):
+    for pid, facts in live.items():
+        if leader in (pid, facts.group, facts.session):
             found.add(pid)
-            continue
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as file:
-                environ = file.read()
-        except OSError:
-            continue
-        if marker in environ.split(b"\0"):
-            found.add(pid)
+        elif not (born and facts.born and facts.born < born):
+            environ = table().environ(pid)
+            if environ is not None and marker in environ:
+                found.add(pid)
     found.update(_descendants(leader, parents))
     return sorted(found)
 

@@ -18,12 +18,10 @@ plain base types: a value cannot make the parent import, let alone run, the targ
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import math
 import os
 import pickle
-import pwd
 import select
 import shutil
 import signal
@@ -38,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, Self
 
+from axm_conformance import _platform
 from axm_conformance._channel import (
     CALL,
     ERROR,
@@ -51,6 +50,8 @@ from axm_conformance._channel import (
     write_frame,
 )
 from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
+from axm_conformance._platform import PORTABLE_VARIABLE
+from axm_conformance._proctable import table
 from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
 
 __all__ = [
@@ -77,7 +78,7 @@ _MIN_SETUP_TIMEOUT = 30.0
 _REAP_TIMEOUT = 5.0
 _PIPE_SIZE = 1 << 20
 # Tool code sees only what locale, PATH and imports need, never the parent's secrets.
-_INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH"})
+_INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", PORTABLE_VARIABLE})
 # A hung worker asked for its stacks has this long to write them.
 _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
@@ -321,8 +322,11 @@ class Worker:
             fds.extend(os.pipe())
             fds.extend(os.pipe())
             stdout, stderr, to_worker_r, to_worker_w, from_worker_r, from_worker_w = fds
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            if sys.platform == "linux":
+                import fcntl
+
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             token = os.urandom(16).hex()
             env = {**self._env, TOKEN_VARIABLE: token}
             child = self._fork(env, stdout, stderr, (to_worker_r, from_worker_w)) or _Spawned(
@@ -600,11 +604,10 @@ class _Spawned:
         self.popen = popen
         self.pid = popen.pid
         # Readable once the worker has exited (None without pidfds).
-        self.exit_fd: int | None
-        try:
-            self.exit_fd = os.pidfd_open(popen.pid)
-        except OSError:
-            self.exit_fd = None
+        self.exit_fd: int | None = None
+        if sys.platform == "linux" and _platform.PLATFORM.pidfd:
+            with contextlib.suppress(OSError):
+                self.exit_fd = os.pidfd_open(popen.pid)
 
     @property
     def returncode(self) -> int | None:
@@ -612,11 +615,7 @@ class _Spawned:
 
     def exited(self) -> bool:
         """Whether the worker has exited, without reaping it (its process group stays killable)."""
-        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
-        try:
-            return os.waitid(os.P_PID, self.pid, flags) is not None
-        except ChildProcessError:
-            return True
+        return table().exited(self.pid)
 
     def wait(self, timeout: float) -> None:
         self.popen.wait(timeout)
@@ -659,6 +658,10 @@ def _credentials(user: str | None) -> tuple[int, int] | None:
     """The uid and gid to start the worker with, or None to keep the parent's."""
     if user is None:
         return None
+    if sys.platform == "win32":
+        raise ValueError(f"cannot run the worker as {user!r}: Windows has no user to switch to")
+    import pwd
+
     try:
         entry = pwd.getpwnam(user)
     except KeyError:

@@ -1,4 +1,5 @@
-"""What a call wrote in the project: the worker's FileWatch, with inotify and by walking alone."""
+"""What a call wrote in the project: the worker's FileWatch, with inotify, by walking alone, and
+as on macOS (walking, and the process table read through psutil)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,22 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _filewatch
+from axm_conformance import _filewatch, _platform
 from axm_conformance._inotify import open_events
 
 
-@pytest.fixture(params=["inotify", "walk"])
+@pytest.fixture(params=["inotify", "walk", "macos"])
 def watch(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     if request.param == "walk":
         monkeypatch.setattr(_filewatch, "open_events", lambda: None)
-    elif open_events() is None:
+    elif request.param == "macos":
+        monkeypatch.setattr(_platform, "PLATFORM", _platform.detect("darwin", {}))
+    elif open_events() is None or not _platform.PLATFORM.inotify:
         pytest.skip("this system has no inotify: only the walk can be tested here")
     (tmp_path / "package").mkdir()
     (tmp_path / "package" / "module.py").write_text("x = 1\n")
     watch = _filewatch.FileWatch((str(tmp_path),))
-    assert (watch.events is None) == (request.param == "walk")
+    assert (watch.events is None) == (request.param != "inotify")
     return watch
 
 

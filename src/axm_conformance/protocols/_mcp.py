@@ -384,8 +384,10 @@ def probe(server: McpServer) -> ServerFacts:
         failure = str(exc)
     else:
         failure = ""
+    # The server's children, while they are still its own (see live_descendants).
+    running = set(live_descendants(os.getpid())) - before
     exited, _ = session.close(grace=_EXIT_GRACE)
-    leftovers = _left_behind(before)
+    leftovers = _left_behind(before, running)
     return ServerFacts(
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
@@ -404,15 +406,18 @@ def probe(server: McpServer) -> ServerFacts:
     )
 
 
-def _left_behind(before: set[int]) -> tuple[str, ...]:
-    """The processes started since ``before`` that still run once the server is gone: each is
-    killed, and said as its pid and command line."""
+def _left_behind(before: set[int], running: set[int]) -> tuple[str, ...]:
+    """The processes started since ``before`` that still run once the server is gone (those
+    ``running`` before it was closed among them): each is killed, and said as its pid and
+    command line."""
     # What a server's children do on its exit takes a moment; a child that exits on its own
     # meanwhile was not left behind.
     deadline = time.monotonic() + 0.5
     while True:
         left = {
-            pid: line for pid, line in live_descendants(os.getpid()).items() if pid not in before
+            pid: line
+            for pid, line in live_descendants(os.getpid(), running).items()
+            if pid not in before
         }
         if not left or time.monotonic() > deadline:
             break

@@ -1,0 +1,88 @@
+"""What this platform offers the worker's isolation and observation, decided once per process.
+
+Linux has fast paths the other systems lack: /proc for the process table, inotify for file
+changes, a fork server (fork is unsafe on macOS and absent on Windows), pidfds, a subreaper and
+RLIMIT_AS. Elsewhere the kit takes the portable way: psutil for processes, a snapshot of the
+project's files after every call, workers spawned afresh. ``AXM_CONFORMANCE_PORTABLE=1`` makes it
+take the portable way on Linux as well, so that it is tested there; workers inherit the variable.
+The memory limit stays enforced then: without it a memory bomb would take the machine.
+
+The modules with two ways choose from :data:`PLATFORM`, never from ``sys.platform``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = ["PLATFORM", "PORTABLE_VARIABLE", "Platform", "as_root", "detect"]
+
+PORTABLE_VARIABLE = "AXM_CONFORMANCE_PORTABLE"
+_SYSTEMS = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
+
+
+@dataclass(frozen=True)
+class Platform:
+    """What the kit can rely on here; each flag names the Linux feature a fast path uses.
+
+    ``posix``: pipes that poll() waits on, signals, sessions and user switching, which a worker
+    needs at all. ``procfs``: the process table read from /proc (else psutil). ``inotify``:
+    directory events that spare a walk of the project after most calls (else the walk is made
+    every time). ``fork_server``: workers forked from a process that made their imports once
+    (else each is spawned). ``pidfd``: a descriptor that tells when a worker exits (else its
+    liveness is polled). ``subreaper``: the worker adopts what its tool orphans, so its children
+    are what the tool left running (else the processes carrying the worker's token, group or
+    session are). ``memory_limit``: RLIMIT_AS is enforced (macOS accepts it and ignores it).
+    """
+
+    system: str
+    portable: bool
+    posix: bool
+    procfs: bool
+    inotify: bool
+    fork_server: bool
+    pidfd: bool
+    subreaper: bool
+    memory_limit: bool
+
+    def missing(self) -> tuple[str, ...]:
+        """What is not enforced or observed here, for the run's header (nothing on Linux)."""
+        return tuple(
+            what
+            for what, has in (
+                ("tools cannot be called (no POSIX worker)", self.posix),
+                ("no memory limit", self.memory_limit),
+            )
+            if not has
+        )
+
+
+def detect(platform: str = sys.platform, environ: Mapping[str, str] = os.environ) -> Platform:
+    """The capabilities of ``platform`` (a ``sys.platform`` value), with the portable way forced
+    when ``environ`` sets the variable to anything but "" or "0"."""
+    linux = platform.startswith("linux")
+    portable = environ.get(PORTABLE_VARIABLE, "") not in ("", "0")
+    fast = linux and not portable
+    pidfd = fast and hasattr(os, "pidfd_open")
+    return Platform(
+        system=_SYSTEMS.get("linux" if linux else platform, platform),
+        portable=portable or not linux,
+        posix=platform != "win32",
+        procfs=fast,
+        inotify=fast,
+        fork_server=pidfd,
+        pidfd=pidfd,
+        subreaper=fast,
+        memory_limit=linux,
+    )
+
+
+# Read by the modules at each use, so that a test can choose the portable way (see conftest).
+PLATFORM = detect()
+
+
+def as_root() -> bool:
+    """Whether the kit runs as root (Windows has no such user, nor a way to switch users)."""
+    return PLATFORM.posix and os.geteuid() == 0
