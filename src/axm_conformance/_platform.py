@@ -35,6 +35,8 @@ class Platform:
     liveness is polled). ``subreaper``: the worker adopts what its tool orphans, so its children
     are what the tool left running (else the processes carrying the worker's token, group or
     session are). ``memory_limit``: RLIMIT_AS is enforced (macOS accepts it and ignores it).
+    ``network_namespaces``: a server can be started cut off from every network (else
+    ``closed-world-honoured`` is not run).
     """
 
     system: str
@@ -46,6 +48,7 @@ class Platform:
     pidfd: bool
     subreaper: bool
     memory_limit: bool
+    network_namespaces: bool
 
     def missing(self) -> tuple[str, ...]:
         """What is not enforced or observed here, for the run's header (nothing on Linux)."""
@@ -76,6 +79,7 @@ def detect(platform: str = sys.platform, environ: Mapping[str, str] = os.environ
         pidfd=pidfd,
         subreaper=fast,
         memory_limit=linux,
+        network_namespaces=fast,
     )
 
 

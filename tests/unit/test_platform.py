@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -22,7 +23,7 @@ from axm_conformance._settings import Settings
 from axm_conformance._worker import _credentials, fork_server
 from tests.conftest import FIXTURES, unsupported
 
-FAST_PATHS = ("procfs", "inotify", "fork_server", "pidfd", "subreaper")
+FAST_PATHS = ("procfs", "inotify", "fork_server", "pidfd", "subreaper", "network_namespaces")
 
 
 def fast_paths(platform: Platform) -> dict[str, bool]:
@@ -152,3 +153,20 @@ def test_the_kit_and_its_plugin_import_without_the_posix_only_modules() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_without_network_namespaces_a_closed_world_is_not_judged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Not a pass, not a failure: not run, saying the platform cannot cut a server off."""
+    from axm_conformance._checks import CHECKS
+    from axm_conformance._outcomes import Severity
+    from tests.unit.test_checks import CLOSED_WORLD
+
+    check = CHECKS["closed-world-honoured"]
+    if shutil.which("unshare") is not None:
+        assert check.skip_reason(CLOSED_WORLD) is None
+    simulate(monkeypatch, network_namespaces=False, system="macOS")
+    reason = check.skip_reason(CLOSED_WORLD)
+    assert reason is not None and reason.severity is Severity.NOT_RUN
+    assert reason.text.startswith("not run: not supported on this platform (macOS)")

@@ -23,7 +23,6 @@ import os
 import queue
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -33,6 +32,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
+
+from axm_conformance import _platform
 
 __all__ = [
     "CURRENT",
@@ -83,8 +84,11 @@ _RESULTS = {
 
 def can_cut_off() -> str:
     """Why a server cannot be started cut off from the network here ("": it can)."""
-    if sys.platform != "linux":
-        return "cutting a server off the network needs Linux network namespaces"
+    if not _platform.PLATFORM.network_namespaces:
+        return (
+            f"not supported on this platform ({_platform.PLATFORM.system}): cutting a server "
+            "off the network needs Linux network namespaces"
+        )
     if shutil.which("unshare") is None:
         return "cutting a server off the network needs util-linux's unshare command"
     return ""
