@@ -1,8 +1,9 @@
-"""Adapt jsonschema (the reference), jsonschema-rs and fastjsonschema as validators.
+"""Adapt jsonschema, jsonschema-rs and fastjsonschema as validators.
 
-Each is certifiable by reference, e.g. ``axm_conformance._validation:jsonschema_rs_validate``. The
-jsonschema-rs and fastjsonschema adapters import their package on first call and raise
-`ImportError` naming the package to install when it is absent.
+Each is certifiable by reference, e.g. ``axm_conformance._validation:jsonschema_rs_validate``, and
+reads the draft from the schema's ``$schema``, which the kit sets on every schema it gives (see
+`declared`). The jsonschema-rs and fastjsonschema adapters import their package on first call and
+raise `ImportError` naming the package to install when it is absent.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
+from jsonschema.protocols import Validator
 
 
 @functools.lru_cache(maxsize=1024)
-def _reference(text: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(text))
+def _reference(text: str) -> Validator:
+    schema = json.loads(text)
+    return validators.validator_for(schema, default=Draft202012Validator)(schema)
 
 
 def _text(schema: Any) -> str:
@@ -27,7 +30,11 @@ def _text(schema: Any) -> str:
 
 
 def jsonschema_validate(data: Any, schema: Any) -> bool:
-    """jsonschema's ``Draft202012Validator``, without format assertion: the reference verdict."""
+    """jsonschema, of the draft ``$schema`` names (2020-12 without one), format not asserted.
+
+    Python's regular expressions and floats included: the oracle (`Oracle`) is jsonschema made
+    to follow the specification where these do not.
+    """
     return bool(_reference(_text(schema)).is_valid(data))
 
 
@@ -43,11 +50,12 @@ def _optional(module: str, distribution: str) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _rs_validator(text: str) -> Any:
     module = _optional("jsonschema_rs", "jsonschema-rs")
-    return module.Draft202012Validator(json.loads(text))
+    return module.validator_for(json.loads(text), validate_formats=False)
 
 
 def jsonschema_rs_validate(data: Any, schema: Any) -> bool:
-    """jsonschema-rs (Rust), draft 2020-12, format not asserted: ``is_valid`` of the schema.
+    """jsonschema-rs (Rust), of the draft ``$schema`` names (2020-12 without one), format not
+    asserted: ``is_valid`` of the schema.
 
     Compiled validators are cached by schema text. Raises `ImportError` when jsonschema-rs is
     absent, and jsonschema-rs's own error for a schema it refuses.
