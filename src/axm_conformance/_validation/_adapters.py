@@ -16,12 +16,35 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
+from referencing.jsonschema import specification_with
+
+from axm_conformance._validation._remotes import remote_document
 
 
 @functools.lru_cache(maxsize=1024)
 def _reference(text: str) -> Validator:
     schema = json.loads(text)
-    return validators.validator_for(schema, default=Draft202012Validator)(schema)
+    cls = validators.validator_for(schema, default=Draft202012Validator)
+    validator: Validator = cls(schema, registry=_remotes(cls.META_SCHEMA["$schema"]))
+    return validator
+
+
+@functools.cache
+def _remotes(dialect: str) -> Registry[Any]:
+    """The suite's remote documents, read from this package (never fetched), each read as the
+    draft that refers to it unless it names its own."""
+    specification = specification_with(dialect)
+
+    def retrieve(uri: str) -> Resource[Any]:
+        try:
+            contents = remote_document(uri)
+        except LookupError:
+            raise NoSuchResource(ref=uri) from None  # type: ignore[call-arg]
+        return Resource.from_contents(contents, default_specification=specification)
+
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
 
 
 def _text(schema: Any) -> str:

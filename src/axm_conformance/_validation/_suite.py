@@ -3,11 +3,14 @@ shipped with this package.
 
 A test group runs when every keyword its schema uses is claimed, or never constrains (annotations,
 the ``$defs`` container); groups that need ``$id``, ``$anchor`` or ``$dynamicRef`` run only when
-those are claimed, and groups that refer to a remote document (the suite's ``remotes/`` are not
-shipped) or use a custom meta-schema never run. The outcome is a table per keyword, the keyword
-being the suite file it comes from (``maxLength.json`` is ``maxLength``): cases passed, failed
-(wrong verdict) and errored (the validator raised or returned something that is not a verdict),
-and skipped (the file's cases that need what the validator does not claim).
+those are claimed. Groups that refer to the suite's remote documents run when every keyword is
+claimed, with the documents served on localhost:1234 (`serve_remotes`); groups that refer to
+any other document (a meta-schema on the web) or use a custom meta-schema never run.
+
+The outcome is a table per keyword, the keyword being the suite file it comes from
+(``maxLength.json`` is ``maxLength``): cases passed, failed (wrong verdict) and errored (the
+validator raised, crashed or returned something that is not a verdict), and skipped (the file's
+cases that need what the validator does not claim).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from urllib.parse import urldefrag, urljoin
 from axm_conformance._schema_keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUED
 from axm_conformance._validation._load import Crashed, Judged, ValidatorLike, as_claim, resolve
 from axm_conformance._validation._oracle import declared, metaschema
+from axm_conformance._validation._remotes import is_remote, serve_remotes
 
 Status = Literal["passed", "failed", "errored"]
 
@@ -41,6 +45,7 @@ class Case:
     data: Any
     valid: bool
     draft: str = "2020-12"
+    remote: bool = False  # refers to the suite's remote documents
 
     @property
     def keyword(self) -> str:
@@ -99,6 +104,7 @@ NON_CONSTRAINING: Final = frozenset(
      "$defs", "definitions"}
 )  # fmt: skip
 _REMOTE: Final = "a $ref to another document"
+_SERVED: Final = "the suite's remote documents"  # a need the kit meets (`serve_remotes`)
 _CUSTOM_DIALECT: Final = "a custom $schema"
 
 
@@ -138,7 +144,8 @@ def _join(base: str, ref: str) -> str:
 
 
 def _needs(schema: Any, claimed: frozenset[str] | None, draft: str) -> set[str]:
-    """What `schema` needs beyond the claimed keywords: keywords, remote refs, a meta-schema."""
+    """What `schema` needs beyond the claimed keywords: keywords, other documents (`_SERVED`
+    when the kit serves them all), a meta-schema."""
     if not isinstance(schema, dict):
         return set()  # a boolean schema needs nothing
     walked = list(walk(schema, ""))
@@ -151,7 +158,7 @@ def _needs(schema: Any, claimed: frozenset[str] | None, draft: str) -> set[str]:
             if keyword == "$ref" and isinstance(value, str):
                 target = _join(base, value)
                 if not value.startswith("#") and (not target or target not in documents):
-                    needs.add(_REMOTE)
+                    needs.add(_SERVED if is_remote(target) else _REMOTE)
             if keyword == "$schema" and str(value).rstrip("#") != metaschema(draft).rstrip("#"):
                 needs.add(_CUSTOM_DIALECT)
     return needs
@@ -178,6 +185,9 @@ def _select(keywords: Iterable[str] | None, draft: str) -> tuple[list[Case], lis
     for name, groups in _suite(draft):
         for group in groups:
             needs = _needs(group["schema"], claimed, draft)
+            remote = _SERVED in needs
+            if claimed is None:  # fetching other documents is part of a claim of everything
+                needs.discard(_SERVED)
             if needs:
                 left_out.append(
                     LeftOut(name, group["description"], len(group["tests"]), tuple(sorted(needs)))
@@ -192,6 +202,7 @@ def _select(keywords: Iterable[str] | None, draft: str) -> tuple[list[Case], lis
                     test["data"],
                     test["valid"],
                     draft,
+                    remote,
                 )
                 for test in group["tests"]
             )
@@ -203,8 +214,9 @@ def suite_cases(keywords: Iterable[str] | None = None, draft: str = "2020-12") -
 
     ``keywords`` are JSON Schema keywords (``["type", "required", "$ref"]``); None claims them
     all. Annotations and ``$defs`` never need claiming. A ``$ref`` within the document needs only
-    ``$ref`` (and ``$id`` or ``$anchor`` when it goes through one); a case that needs another
-    document or a custom meta-schema is never selected.
+    ``$ref`` (and ``$id`` or ``$anchor`` when it goes through one); one to the suite's remote
+    documents is selected when every keyword is claimed (they are served when it runs); a case
+    that needs any other document or a custom meta-schema is never selected.
     """
     return _select(keywords, draft)[0]
 
@@ -266,7 +278,11 @@ def run_suite(
         left_out = [group for group in left_out if group.file in rows]
     results = []
     crashed: dict[str, str] = {}  # schema text: how the validator's worker crashed on it
+    unserved = serve_remotes() if any(case.remote for case in cases) else ""
     for case in cases:
+        if case.remote and unserved:
+            results.append(CaseResult(case, "errored", unserved))
+            continue
         schema = declared(case.schema, draft)
         text = json.dumps(schema, sort_keys=True)
         try:
