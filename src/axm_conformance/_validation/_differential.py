@@ -8,7 +8,7 @@ judged is the JSON text's. Each pair ends one of these ways:
 
 - passed: the validator gives the oracle's verdict;
 - ambiguous: it does not, but the specification leaves room for its answer (`Oracle.room`:
-  precision beyond the double, format asserted); counted, the first kept, never a failure;
+  precision beyond the double, format asserted); counted, the smallest kept, never a failure;
 - oracle: a third validator (jsonschema-rs, when installed and not itself under test) agrees
   with the validator against the oracle: a deviation of the oracle, not blamed on the validator;
 - failed: each way of disagreeing (accepting an invalid instance, rejecting a valid one,
@@ -76,7 +76,7 @@ class Disagreement:
 @dataclass(frozen=True)
 class DifferentialReport:
     """One differential run: the examples asked for, the pairs judged and passed, the
-    disagreements (failed and errored), and the first ambiguous and oracle-only pair with how
+    disagreements (failed and errored), and the smallest ambiguous and oracle-only pair with how
     many there were."""
 
     validator: str
@@ -89,7 +89,7 @@ class DifferentialReport:
     passed: int = 0
     ambiguous: int = 0
     oracle: int = 0
-    allowed: tuple[Disagreement, ...] = field(default=())  # the first ambiguous, the first oracle
+    allowed: tuple[Disagreement, ...] = field(default=())  # the smallest ambiguous, and oracle
 
     @property
     def ok(self) -> bool:
@@ -257,7 +257,8 @@ def differential(
             counts["passed"] += 1
         elif found.status != "failed":
             counts[found.status] += 1
-            kept.setdefault(found.status, found)
+            if found.status not in kept or _size(found) < _size(kept[found.status]):
+                kept[found.status] = found  # not shrunk: the smallest seen explains it best
             if found.status == "errored":
                 crashed.add(schema_text)
         elif found.got is None:
@@ -288,6 +289,10 @@ def differential(
         counts["oracle"],
         tuple(kept[status] for status in ("ambiguous", "oracle") if status in kept),
     )
+
+
+def _size(found: Disagreement) -> int:
+    return len(json.dumps([found.schema, found.instance]))
 
 
 def _collect(exc: BaseException, into: list[Disagreement]) -> bool:

@@ -23,26 +23,27 @@ def format_table(
     *,
     hide_empty: bool = True,
 ) -> str:
-    """A Bowtie-like table, one row per keyword: suite cases, then the differential run.
+    """A Bowtie-like table, one row per keyword: suite cases, then the differential runs (those
+    of one keyword add up).
 
     With ``hide_empty``, rows with no case run and no differential run are left out (their
     skipped cases still count in the total).
     """
-    runs = {report.keyword: report for report in differentials}
+    runs = list(differentials)
     rows: dict[str, KeywordRow] = {}
     for row in suite.rows() if suite else []:
         rows[row.keyword] = row
-    for name, report in runs.items():
-        base = rows.get(name, KeywordRow(name))
-        rows[name] = replace(
+    for report in runs:  # several runs of one keyword (at several seeds) add up
+        base = rows.get(report.keyword, KeywordRow(report.keyword))
+        rows[report.keyword] = replace(
             base,
             draft=report.draft,
-            fuzzed=report.examples,
-            disagreements=len(report.disagreements),
-            ambiguous=report.ambiguous,
-            oracle=report.oracle,
+            fuzzed=(base.fuzzed or 0) + report.examples,
+            disagreements=(base.disagreements or 0) + len(report.disagreements),
+            ambiguous=base.ambiguous + report.ambiguous,
+            oracle=base.oracle + report.oracle,
         )
-    validator = suite.validator if suite else next(iter(runs.values())).validator if runs else ""
+    validator = suite.validator if suite else runs[0].validator if runs else ""
     return format_rows(validator, rows.values(), hide_empty=hide_empty)
 
 
