@@ -485,14 +485,10 @@ def _tests(result: pytest.RunResult) -> dict[str, int]:
 
 
 def test_a_validator_that_hangs_costs_one_pair(pytester: pytest.Pytester) -> None:
+    hangs = "--axm-validator=zoo_validators:hangs_on_contains"
+    claim = "--axm-validator-keywords=contains,type"
     result = run(
-        pytester,
-        "--axm-validator=zoo_validators:hangs_on_contains",
-        "--axm-validator-keywords=contains,type",
-        "--axm-timeout=1",
-        "--axm-examples=20",
-        "-k",
-        "differential",
+        pytester, hangs, claim, "--axm-timeout=1", "--axm-examples=20", "-k", "differential"
     )
     outcomes = _tests(result)
     assert (outcomes["failed"], outcomes["passed"]) == (1, 1)  # contains, then type
