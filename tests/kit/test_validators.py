@@ -290,6 +290,13 @@ def test_each_wrong_validator_fails_the_suite_where_its_mistake_is(ref: str, key
     assert verdict(names["validate"], first.data, first.schema) is not first.valid
 
 
+@pytest.mark.parametrize("seed", range(1, 11))
+@pytest.mark.parametrize(("ref", "keyword"), WRONG.items(), ids=list(WRONG.values()))
+def test_each_wrong_validator_is_caught_at_every_seed(ref: str, keyword: str, seed: int) -> None:
+    report = differential(ref, keyword, seed=seed)  # the plugin's default of 100 examples
+    assert report.disagreements, f"{ref} passed {report.judged} pairs at seed {seed}"
+
+
 @pytest.mark.parametrize("keyword", sorted(set(WRONG.values())))
 def test_the_correct_validator_shows_no_disagreement(keyword: str) -> None:
     assert differential("zoo_validators:correct", keyword, examples=200, seed=SEED).ok

@@ -1,10 +1,11 @@
 """Fuzz a validator against the oracle, and shrink each disagreement to a minimal pair.
 
 Hypothesis draws small schemas that use one keyword (`schemas_using`) and for each a valid
-instance (`valid_inputs`) or a one-mistake mutation of one (`invalid_inputs` /
-`invalid_examples`). Each pair is turned into JSON text, and the validator is given that text
-read as Python reads JSON (floats) while the oracle judges its exact value (`Oracle`): the value
-judged is the JSON text's. Each pair ends one of these ways:
+instance (`valid_inputs`) with its near misses at one place (`_near_misses`: a value of each
+type there, a property of each name added), which only the oracle can judge, or a one-mistake
+mutation of one (`invalid_inputs` / `invalid_examples`). Each pair is turned into JSON text, and
+the validator is given that text read as Python reads JSON (floats) while the oracle judges its
+exact value (`Oracle`): the value judged is the JSON text's. Each pair ends one of these ways:
 
 - passed: the validator gives the oracle's verdict;
 - ambiguous: it does not, but the specification leaves room for its answer (`Oracle.room`:
@@ -33,7 +34,7 @@ from axm_conformance._strategies import Mutation, invalid_examples, invalid_inpu
 from axm_conformance._validation._adapters import jsonschema_rs_validate
 from axm_conformance._validation._load import Crashed, Judge, Judged, ValidatorLike, resolve
 from axm_conformance._validation._oracle import Oracle, canonical, declared
-from axm_conformance._validation._schemas import row_of, schemas_using
+from axm_conformance._validation._schemas import NEAR_NAMES, NEAR_VALUES, row_of, schemas_using
 
 Status = Literal["failed", "errored", "ambiguous", "oracle"]
 _THIRD: Final = "axm_conformance._validation:jsonschema_rs_validate"
@@ -189,12 +190,12 @@ def differential(
     """Fuzz the validator against the oracle of ``draft`` on schemas that use `keyword`.
 
     Draws ``examples`` (schema, instance) pairs with `schemas_using` (restricted to the claimed
-    ``keywords`` and the draft's) and, per schema, a valid instance or a one-mistake mutation of
-    one, each judged as `judge_pair` judges it. Each way of failing found (accepting,
-    rejecting, raising) is shrunk to a minimal pair, one `Disagreement` each; ``judged``
-    counts the pairs the validator was given, shrinking included. The run is deterministic for
-    a given ``seed`` and writes no Hypothesis database. Raises `ValueError` for a keyword
-    `schemas_using` has no generator for.
+    ``keywords`` and the draft's) and, per schema, a valid instance with its near misses at one
+    place, or a one-mistake mutation of one, each judged as `judge_pair` judges it. Each way of
+    failing found (accepting, rejecting, raising) is shrunk to a minimal pair, one `Disagreement`
+    each; ``judged`` counts the pairs the validator was given, shrinking included. The run is
+    deterministic for a given ``seed`` and writes no Hypothesis database. Raises `ValueError`
+    for a keyword `schemas_using` has no generator for.
     """
     ref, judge = resolve(validator)
     schemas = schemas_using(keyword, keywords, draft)
@@ -231,29 +232,41 @@ def differential(
             sources.append(st.sampled_from(fixed))
         live = [source for source in sources if not source.is_empty]
         wants_invalid: bool = bool(live) and data.draw(st.booleans(), label="invalid")
-        mutation = data.draw(st.one_of(live), label="mutation") if wants_invalid else None
-        instance = data.draw(valid, label="instance") if mutation is None else mutation.value
+        if wants_invalid:
+            mutation = data.draw(st.one_of(live), label="mutation")
+            instances = [mutation.value]
+        else:  # a valid instance, then its near misses at one place
+            mutation, instance = None, data.draw(valid, label="instance")
+            place = data.draw(st.sampled_from(_places(instance)), label="place")
+            instances = [instance, *_near_misses(instance, place)]
         try:
-            instance_text = canonical(instance)
+            texts = [canonical(instance) for instance in instances]
         except ValueError:
             reject()  # NaN or an infinity: no JSON text
-        # Skipped only now: Hypothesis wants the same draws from the same choices.
-        if schema_text in crashed:
-            return  # each try would cost the timeout again
-        counts["judged"] += 1
-        found = _assess(
-            judge,
-            third,
-            oracle,
-            schema_text,
-            instance_text,
-            validator=ref,
-            keyword=row,
-            mutation=mutation.kind if mutation else "",
-            detail=mutation.detail if mutation else "",
-            examples=examples,
-            seed=seed,
-        )
+        for instance_text in texts:
+            # Skipped only here: Hypothesis wants the same draws from the same choices.
+            if schema_text in crashed:
+                return  # each try would cost the timeout again
+            counts["judged"] += 1
+            judged(
+                _assess(
+                    judge,
+                    third,
+                    oracle,
+                    schema_text,
+                    instance_text,
+                    validator=ref,
+                    keyword=row,
+                    mutation=mutation.kind if mutation else "",
+                    detail=mutation.detail if mutation else "",
+                    examples=examples,
+                    seed=seed,
+                ),
+                schema_text,
+            )
+
+    def judged(found: Disagreement | None, schema_text: str) -> None:
+        """Count the pair's end, and raise a failure for Hypothesis to shrink."""
         if found is None:
             counts["passed"] += 1
         elif found.status != "failed":
@@ -290,6 +303,36 @@ def differential(
         counts["oracle"],
         tuple(kept[status] for status in ("ambiguous", "oracle") if status in kept),
     )
+
+
+def _places(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every location in a JSON value, the root first."""
+    places = [path]
+    if isinstance(value, dict | list):
+        children = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, child in children:
+            places += _places(child, (*path, key))
+    return places
+
+
+def _put(value: Any, path: tuple[str | int, ...], new: Any, name: str | None) -> Any:
+    """A copy of ``value`` with ``new`` at ``path``, or, given a ``name`` and an object there,
+    with ``new`` added under that name."""
+    if path:
+        head, *rest = path
+        copy = dict(value) if isinstance(value, dict) else list(value)
+        copy[head] = _put(value[head], tuple(rest), new, name)  # type: ignore[index]
+        return copy
+    if name is not None and isinstance(value, dict):
+        return {**value, name: new}
+    return new
+
+
+def _near_misses(value: Any, path: tuple[str | int, ...]) -> list[Any]:
+    """``value`` with each of `NEAR_VALUES` at ``path``, and, at an object, with each of
+    `NEAR_NAMES` added: near misses of every kind, valid or not, for the oracle to judge."""
+    changed = [_put(value, path, new, None) for new in NEAR_VALUES]
+    return changed + [_put(value, path, 0, name) for name in NEAR_NAMES]
 
 
 def _size(found: Disagreement) -> int:

@@ -43,6 +43,12 @@ _SMALL_JSON: Final[_Strategy] = st.recursive(
     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(_NAMES), inner),
     max_leaves=3,
 )
+NEAR_VALUES: Final[tuple[Any, ...]] = (None, True, 0, 0.5, "", "é", "b\n", [], {})
+"""A value of each JSON type, near those the schemas use (a final newline for ``$``)."""
+NEAR_NAMES: Final = ("x", "0", "0\n")
+"""Property names near those the schemas use, none of which `properties` declares."""
+
+
 _FEW_VALUES: Final = (
     {"enum": [0, 1, False, True]},
     {"enum": [[1], [True], {"a": 0}, {"a": False}, 1.5]},
