@@ -1,8 +1,9 @@
 """Validator certification: the test suite and differential fuzzing, on right and wrong validators.
 
 The reference validator (``axm_runtime.tool_use.validate_input``) must pass every selected suite
-case and show no disagreement with jsonschema; each validator of ``fixtures/zoo_validators.py``
-carries one mistake, which both engines must find, the differential one as a minimal pair.
+case and show no disagreement with the oracle; each validator of ``fixtures/zoo_validators.py``
+carries one mistake, which both engines must find, the differential one as a minimal pair and at
+every seed.
 
 Differential examples per keyword: 1,000 for the keywords of ``CORE`` (the three the wrong
 validators get wrong, plus ``required`` and ``properties``), ``OTHERS`` (150) for the rest: about
