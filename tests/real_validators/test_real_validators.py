@@ -52,12 +52,24 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+def _patterns(schema: Any) -> list[str]:
+    """Every regular expression of a schema: pattern values and patternProperties names."""
+    if isinstance(schema, list):
+        return [p for item in schema for p in _patterns(item)]
+    if not isinstance(schema, dict):
+        return []
+    found = [schema["pattern"]] if isinstance(schema.get("pattern"), str) else []
+    found += list(schema.get("patternProperties", {}))
+    return found + [p for value in schema.values() for p in _patterns(value)]
+
+
 def _dollar_before_newline(schema: Any, instance: Any) -> bool:
-    return "$" in json.dumps(schema) and any(s.endswith("\n") for s in _strings(instance))
+    ends = any(pattern.endswith("$") for pattern in _patterns(schema))
+    return ends and any(s.endswith("\n") for s in _strings(instance))
 
 
 def _property_escape(schema: Any, instance: Any) -> bool:
-    return "\\p{" in json.dumps(schema)
+    return any("\\p{" in pattern for pattern in _patterns(schema))
 
 
 def _id_in_definitions_or_if(schema: Any, instance: Any) -> bool:
