@@ -98,8 +98,16 @@ OPTIONS: tuple[Option, ...] = (
         "--axm-validator-keywords",
         "axm_validator_keywords",
         "The keywords the validators claim: all (default), a comma-separated list, or "
-        "module:attr naming a collection.",
+        "module:attr naming a collection, or a draft's meta-schema URI (every keyword of "
+        "that draft).",
         metavar="KEYWORDS",
+    ),
+    Option(
+        "--axm-validator-draft",
+        "axm_validator_draft",
+        "The JSON Schema draft the validators implement: 4, 6, 7, 2019-09 or 2020-12. "
+        "Default: the draft whose meta-schema --axm-validator-keywords names, else 2020-12.",
+        metavar="DRAFT",
     ),
     Option(
         "--axm-protocol",

@@ -319,7 +319,8 @@ def _decimal_value(number: int | float) -> Fraction:
 # Regular expressions ---------------------------------------------------------------------
 # JSON Schema patterns are ECMA-262 regular expressions. Python's re reads the common ones alike
 # but lacks Unicode property escapes (\p{Letter}), which are rewritten here as character classes
-# over the Unicode general categories. As in python-jsonschema, \d and \w keep Python's meaning
+# over the Unicode general categories, and its $ also matches before a final newline, so $ is
+# rewritten as \Z. As in python-jsonschema, \d and \w keep Python's meaning
 # (Unicode digits and word characters, where ECMA-262 means ASCII ones).
 
 _GENERAL_CATEGORIES = {
@@ -387,7 +388,8 @@ def _category_ranges(code: str) -> str:
 
 
 def _python_pattern(pattern: str) -> str:
-    """Rewrite the Unicode property escapes of an ECMA-262 pattern for Python's re."""
+    """Rewrite the Unicode property escapes and the ``$`` of an ECMA-262 pattern for Python's
+    re."""
     parts: list[str] = []
     in_class = False
     index = 0
@@ -411,7 +413,8 @@ def _python_pattern(pattern: str) -> str:
             in_class = True
         elif char == "]":
             in_class = False
-        parts.append(pattern[index : index + step])
+        # ECMA-262's $ matches at the end only; Python's also before a final newline.
+        parts.append("\\Z" if char == "$" and not in_class else pattern[index : index + step])
         index += step
     return "".join(parts)
 

@@ -629,13 +629,51 @@ def test_validator_tables_are_built_from_what_the_xdist_workers_found(
         end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("="))
         return lines[start + 1 : end]
 
+    maxlength = ["maxLength", "2020-12", "6", "1", "0", "0", "0", "0", "30", "1", "<-"]
     serial = run(pytester, *args)
     spread = run(pytester, *args, "-n", "2")
     assert _tests(spread) == _tests(serial) == {"failed": 2, "passed": 5}
     assert table(spread) == table(serial)
-    assert "maxLength            6       1        0        0      30  1  <-" in table(serial)
+    assert any(line.split() == maxlength for line in table(serial))
+
+
+def test_a_validator_draft_is_checked_and_shown(pytester: pytest.Pytester) -> None:
+    args = ("--axm-validator=zoo_validators:max_length_in_bytes", "--axm-validator-keywords")
+    unknown = run(pytester, *args, "type", "--axm-validator-draft=8")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    unknown.stderr.fnmatch_lines(
+        ["ERROR: --axm-validator-draft: unknown JSON Schema draft '8': use one of 4, 6, 7, *"]
+    )
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    contradicted = run(pytester, *args, draft7, "--axm-validator-draft=4")
+    assert contradicted.ret == pytest.ExitCode.USAGE_ERROR
+    contradicted.stderr.fnmatch_lines(["ERROR: --axm-validator-draft: draft 4, but *draft 7*"])
+    named = run(pytester, *args, draft7, "--collect-only", "-q")
+    named.stdout.fnmatch_lines_random(["*[[]dependencies[]]::suite", "*[[]if-then-else[]]::*"])
+    assert "prefixItems" not in named.stdout.str()
+    shown = run(pytester, *args, "type", "--axm-validator-draft=6", "--axm-examples=10")
+    shown.stdout.fnmatch_lines(["type  *6  *"])
 
 
 def _tests(result: pytest.RunResult) -> dict[str, int]:
     """The outcome counts of the items, without pytest's count of warnings."""
     return {key: value for key, value in result.parseoutcomes().items() if key != "warnings"}
+
+
+def test_a_validator_that_hangs_costs_one_pair(pytester: pytest.Pytester) -> None:
+    hangs = "--axm-validator=zoo_validators:hangs_on_contains"
+    claim = "--axm-validator-keywords=contains,type"
+    result = run(
+        pytester, hangs, claim, "--axm-timeout=1", "--axm-examples=20", "-k", "differential"
+    )
+    outcomes = _tests(result)
+    assert (outcomes["failed"], outcomes["passed"]) == (1, 1)  # contains, then type
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAILED zoo_validators:hangs_on_contains[[]contains[]]::differential*",
+            "*: contains: crashed timeout: *did not return within 1*",
+            '  schema:     {"contains": *',
+            "  instance:   *",
+            "contains  *2020-12*20  1  <-",
+        ]
+    )

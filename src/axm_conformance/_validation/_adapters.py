@@ -1,8 +1,9 @@
-"""Adapt jsonschema (the reference), jsonschema-rs and fastjsonschema as validators.
+"""Adapt jsonschema, jsonschema-rs and fastjsonschema as validators.
 
-Each is certifiable by reference, e.g. ``axm_conformance._validation:jsonschema_rs_validate``. The
-jsonschema-rs and fastjsonschema adapters import their package on first call and raise
-`ImportError` naming the package to install when it is absent.
+Each is certifiable by reference, e.g. ``axm_conformance._validation:jsonschema_rs_validate``, and
+reads the draft from the schema's ``$schema``, which the kit sets on every schema it gives (see
+`declared`). The jsonschema-rs and fastjsonschema adapters import their package on first call and
+raise `ImportError` naming the package to install when it is absent.
 """
 
 from __future__ import annotations
@@ -13,12 +14,37 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
+from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource
+from referencing.jsonschema import specification_with
+
+from axm_conformance._validation._remotes import remote_document
 
 
 @functools.lru_cache(maxsize=1024)
-def _reference(text: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(text))
+def _reference(text: str) -> Validator:
+    schema = json.loads(text)
+    cls = validators.validator_for(schema, default=Draft202012Validator)
+    validator: Validator = cls(schema, registry=_remotes(cls.META_SCHEMA["$schema"]))
+    return validator
+
+
+@functools.cache
+def _remotes(dialect: str) -> Registry[Any]:
+    """The suite's remote documents, read from this package (never fetched), each read as the
+    draft that refers to it unless it names its own."""
+    specification = specification_with(dialect)
+
+    def retrieve(uri: str) -> Resource[Any]:
+        try:
+            contents = remote_document(uri)
+        except LookupError:
+            raise NoSuchResource(ref=uri) from None  # type: ignore[call-arg]
+        return Resource.from_contents(contents, default_specification=specification)
+
+    return Registry(retrieve=retrieve)  # type: ignore[call-arg]
 
 
 def _text(schema: Any) -> str:
@@ -27,7 +53,11 @@ def _text(schema: Any) -> str:
 
 
 def jsonschema_validate(data: Any, schema: Any) -> bool:
-    """jsonschema's ``Draft202012Validator``, without format assertion: the reference verdict."""
+    """jsonschema, of the draft ``$schema`` names (2020-12 without one), format not asserted.
+
+    Python's regular expressions and floats included: the oracle (`Oracle`) is jsonschema made
+    to follow the specification where these do not.
+    """
     return bool(_reference(_text(schema)).is_valid(data))
 
 
@@ -43,11 +73,12 @@ def _optional(module: str, distribution: str) -> Any:
 @functools.lru_cache(maxsize=1024)
 def _rs_validator(text: str) -> Any:
     module = _optional("jsonschema_rs", "jsonschema-rs")
-    return module.Draft202012Validator(json.loads(text))
+    return module.validator_for(json.loads(text), validate_formats=False)
 
 
 def jsonschema_rs_validate(data: Any, schema: Any) -> bool:
-    """jsonschema-rs (Rust), draft 2020-12, format not asserted: ``is_valid`` of the schema.
+    """jsonschema-rs (Rust), of the draft ``$schema`` names (2020-12 without one), format not
+    asserted: ``is_valid`` of the schema.
 
     Compiled validators are cached by schema text. Raises `ImportError` when jsonschema-rs is
     absent, and jsonschema-rs's own error for a schema it refuses.

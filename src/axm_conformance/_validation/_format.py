@@ -23,27 +23,44 @@ def format_table(
     *,
     hide_empty: bool = True,
 ) -> str:
-    """A Bowtie-like table, one row per keyword: suite cases, then the differential run.
+    """A Bowtie-like table, one row per keyword: suite cases, then the differential runs (those
+    of one keyword add up).
 
     With ``hide_empty``, rows with no case run and no differential run are left out (their
     skipped cases still count in the total).
     """
-    runs = {report.keyword: report for report in differentials}
+    runs = list(differentials)
     rows: dict[str, KeywordRow] = {}
     for row in suite.rows() if suite else []:
         rows[row.keyword] = row
-    for name, report in runs.items():
-        base = rows.get(name, KeywordRow(name))
-        rows[name] = replace(base, fuzzed=report.examples, disagreements=len(report.disagreements))
-    validator = suite.validator if suite else next(iter(runs.values())).validator if runs else ""
+    for report in runs:  # several runs of one keyword (at several seeds) add up
+        base = rows.get(report.keyword, KeywordRow(report.keyword))
+        rows[report.keyword] = replace(
+            base,
+            draft=report.draft,
+            fuzzed=(base.fuzzed or 0) + report.examples,
+            disagreements=(base.disagreements or 0) + len(report.disagreements),
+            ambiguous=base.ambiguous + report.ambiguous,
+            oracle=base.oracle + report.oracle,
+        )
+    validator = suite.validator if suite else runs[0].validator if runs else ""
     return format_rows(validator, rows.values(), hide_empty=hide_empty)
 
 
 def format_rows(validator: str, rows: Iterable[KeywordRow], *, hide_empty: bool = True) -> str:
-    """The table of `format_table`, from its rows, under the validator's name (none when "")."""
+    """The table of `format_table`, from its rows, under the validator's name (none when "").
+
+    passed, failed, errored and skipped count suite cases; ambiguous and oracle count the
+    differential pairs the specification leaves open and those where the oracle alone
+    disagrees; fuzzed and disagreements are the examples and minimal pairs of the differential.
+    """
     rows = list(rows)
-    header = ("keyword", "passed", "failed", "errored", "skipped", "fuzzed", "disagreements")
-    total = [sum(getattr(r, name) for r in rows) for name in header[1:5]]
+    header = (
+        *("keyword", "draft", "passed", "failed", "errored", "skipped", "ambiguous", "oracle"),
+        *("fuzzed", "disagreements"),
+    )
+    counted = header[2:8]
+    total = [sum(getattr(r, name) for r in rows) for name in counted]
     fuzzed = [r for r in rows if r.fuzzed is not None]
     lines: list[list[str]] = [list(header)]
     for row in rows:
@@ -54,14 +71,17 @@ def format_rows(validator: str, rows: Iterable[KeywordRow], *, hide_empty: bool 
         lines.append(
             [
                 row.keyword,
-                *(str(n) for n in (row.passed, row.failed, row.errored, row.skipped)),
+                row.draft,
+                *(str(getattr(row, name)) for name in counted),
                 "-" if row.fuzzed is None else str(row.fuzzed),
                 ("-" if row.disagreements is None else str(row.disagreements)) + mark,
             ]
         )
+    drafts = {row.draft for row in rows}
     lines.append(
         [
             "total",
+            drafts.pop() if len(drafts) == 1 else "",
             *(str(n) for n in total),
             str(sum(r.fuzzed or 0 for r in fuzzed)),
             str(sum(r.disagreements or 0 for r in fuzzed)),
@@ -115,20 +135,36 @@ def _snippet(ref: str, schema: Any, instance: Any) -> list[str]:
     ]
 
 
+_STATUS: Final = {
+    "failed": "",
+    "errored": "",
+    "ambiguous": "ambiguous, not a failure: ",
+    "oracle": "the oracle's deviation, not the validator's: ",
+}
+
+
 def format_disagreement(found: Disagreement) -> str:
-    """What the validator did on the minimal pair, ending with Python that calls it on the pair."""
+    """What the validator did on the pair, and why it is no failure when it is not; ending with
+    Python that calls it on the pair."""
     expected = _valid(found.expected)
     if found.mutation:
         expected += f" ({found.mutation}: {_printable(found.detail)})"
-    said = f"raised {_printable(found.error)}" if found.got is None else _valid(found.got)
+    said = f"{_printable(found.error)}" if found.got is None else _valid(found.got)
+    draft = "" if found.draft == "2020-12" else f", draft={found.draft!r}"
     lines = [
-        f"{found.validator}: {found.keyword}: {found.what}",
+        f"{found.validator}: {found.keyword}: {_STATUS[found.status]}{found.what}",
         f"  schema:     {_json(found.schema)}",
         f"  instance:   {_json(found.instance)}",
-        f"  jsonschema: {expected}",
+        f"  oracle:     {expected} (draft {found.draft})",
         f"  validator:  {said}",
+    ]
+    if found.third is not None:
+        lines.append(f"  jsonschema-rs: {_valid(found.third)}")
+    if found.reason:
+        lines.append(f"  because:    {found.reason}")
+    lines += [
         f"  found by:   differential({found.validator!r}, {found.keyword!r}, "
-        f"examples={found.examples}, seed={found.seed})",
+        f"examples={found.examples}, seed={found.seed}{draft})",
         "Reproduce with:",
     ]
     lines += [_INDENT + line for line in _snippet(found.validator, found.schema, found.instance)]

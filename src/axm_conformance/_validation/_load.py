@@ -8,11 +8,13 @@ three forms: a `bool`, an object with a boolean ``.valid`` attribute (such as
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from axm_conformance._refs import LoadError, import_attribute
+from axm_conformance._validation._oracle import draft_of_metaschema
 from axm_conformance.protocols import cause
 
 ValidatorFn = Callable[[Any, Any], Any]
@@ -36,12 +38,14 @@ def load_validator(ref: str) -> ValidatorFn:
 def load_keywords(spec: str) -> frozenset[str] | None:
     """The keywords a validator claims, from the text of an option or setting.
 
-    ``all`` (or nothing) claims every keyword (None); ``module:attribute`` names an iterable of
-    keyword names (``axm_runtime.tool_use:SUPPORTED_KEYWORDS``); anything else is a list of
-    names separated by commas or spaces (``type,required,maxLength``).
+    ``all`` (or nothing) claims every keyword (None), and so does a draft's meta-schema URI
+    (``http://json-schema.org/draft-07/schema#``, see `draft_of_metaschema`);
+    ``module:attribute`` names an iterable of keyword names
+    (``axm_runtime.tool_use:SUPPORTED_KEYWORDS``); anything else is a list of names separated
+    by commas or spaces (``type,required,maxLength``).
     """
     spec = spec.strip()
-    if spec in ("", "all"):
+    if spec in ("", "all") or draft_of_metaschema(spec):
         return None
     if ":" in spec and not spec.startswith("$"):
         try:
@@ -75,15 +79,34 @@ def verdict(validator: ValidatorFn, data: Any, schema: Any) -> bool:
     )
 
 
-def resolve(validator: ValidatorLike) -> tuple[str, ValidatorFn]:
-    """The reference and the function of a validator given either way."""
+class Crashed(Exception):
+    """The validator's worker hung or died on a pair: the pair is errored, and not shrunk, as
+    every try would cost the timeout."""
+
+
+Judge = Callable[[Any, Any], "bool | str"]
+"""``judge(data, schema)``: the verdict, or the one-line error; may raise `Crashed`."""
+
+
+@runtime_checkable
+class Judged(Protocol):
+    """A validator that judges pairs itself, such as one run in a worker process."""
+
+    ref: str
+
+    def judge(self, data: Any, schema: Any) -> bool | str: ...
+
+
+def resolve(validator: ValidatorLike | Judged) -> tuple[str, Judge]:
+    """The reference of a validator given any way, and how to judge a pair with it."""
     if isinstance(validator, str):
-        return validator, load_validator(validator)
+        return validator, functools.partial(judge, load_validator(validator))
+    if isinstance(validator, Judged):
+        return validator.ref, validator.judge
     module = getattr(validator, "__module__", None)
     name = getattr(validator, "__qualname__", None)
-    if module and name and "<" not in name:
-        return f"{module}:{name}", validator
-    return repr(validator), validator
+    ref = f"{module}:{name}" if module and name and "<" not in name else repr(validator)
+    return ref, functools.partial(judge, validator)
 
 
 def _short(value: Any, limit: int = 60) -> str:

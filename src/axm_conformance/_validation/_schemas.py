@@ -19,6 +19,7 @@ from axm_conformance._schema_keywords import (
     STRING_KEYWORDS,
 )
 from axm_conformance._validation._load import as_claim
+from axm_conformance._validation._oracle import draft_keywords
 from axm_conformance._validation._suite import walk
 
 _Strategy = st.SearchStrategy[Any]
@@ -42,6 +43,12 @@ _SMALL_JSON: Final[_Strategy] = st.recursive(
     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from(_NAMES), inner),
     max_leaves=3,
 )
+NEAR_VALUES: Final[tuple[Any, ...]] = (None, True, 0, 0.5, "", "é", "b\n", [], {})
+"""A value of each JSON type, near those the schemas use (a final newline for ``$``)."""
+NEAR_NAMES: Final = ("x", "0", "0\n")
+"""Property names near those the schemas use, none of which `properties` declares."""
+
+
 _FEW_VALUES: Final = (
     {"enum": [0, 1, False, True]},
     {"enum": [[1], [True], {"a": 0}, {"a": False}, 1.5]},
@@ -70,8 +77,12 @@ def _keywords_in(schema: Any) -> set[str]:
     return {keyword for node, _ in walk(schema, "") for keyword in node}
 
 
-def _leaf(allowed: frozenset[str] | None) -> _Strategy:
-    leaves = [s for s in _LEAVES if allowed is None or _keywords_in(s) <= allowed]
+def _leaf(allowed: Callable[[str], bool], booleans: bool) -> _Strategy:
+    leaves = [
+        s
+        for s in _LEAVES
+        if all(map(allowed, _keywords_in(s))) and (booleans or isinstance(s, dict))
+    ]
     return st.sampled_from(leaves)
 
 
@@ -79,7 +90,7 @@ def _schema_map(keys: _Strategy, values: _Strategy) -> _Strategy:
     return st.dictionaries(keys, values, min_size=1, max_size=3)
 
 
-def _core(row: str, leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
+def _core(row: str, leaf: _Strategy, allowed: Callable[[str], bool], defs: str) -> _Strategy:
     """Schemas whose root uses the keyword of `row`, with the companions it works with."""
     names = st.sampled_from(_NAMES)
     simple: dict[str, _Strategy] = {
@@ -132,17 +143,18 @@ def _core(row: str, leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strateg
     if row == "if-then-else":
         return st.fixed_dictionaries({"if": leaf}, optional={"then": leaf, "else": leaf})
     if row == "ref":
-        return _references(leaf, allowed)
+        return _references(leaf, allowed, defs)
     return st.fixed_dictionaries({row: simple[row]})
 
 
-def _references(leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
-    """Local references: to a $defs entry, from a property, and recursive ones."""
+def _references(leaf: _Strategy, allowed: Callable[[str], bool], defs: str) -> _Strategy:
+    """Local references: to an entry of ``defs`` (``$defs`` or ``definitions``), from a
+    property, and recursive ones."""
     options: list[_Strategy] = [
-        st.builds(lambda target: {"$defs": {"A": target}, "$ref": "#/$defs/A"}, leaf),
-        # in 2020-12 the keywords beside a $ref apply too (draft 7 ignored them)
+        st.builds(lambda target: {defs: {"A": target}, "$ref": f"#/{defs}/A"}, leaf),
+        # from 2019-09 on the keywords beside a $ref apply too (draft 7 ignored them)
         st.builds(
-            lambda target, beside: {"$defs": {"A": target}, "$ref": "#/$defs/A", **beside},
+            lambda target, beside: {defs: {"A": target}, "$ref": f"#/{defs}/A", **beside},
             leaf,
             leaf.filter(lambda schema: isinstance(schema, dict)),
         ),
@@ -151,8 +163,8 @@ def _references(leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
         options.append(
             st.builds(
                 lambda target: {
-                    "$defs": {"A": target},
-                    "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/A"}},
+                    defs: {"A": target},
+                    "properties": {"a": {"$ref": f"#/{defs}/A"}, "b": {"$ref": f"#/{defs}/A"}},
                 },
                 leaf,
             )
@@ -164,13 +176,13 @@ def _references(leaf: _Strategy, allowed: Callable[[str], bool]) -> _Strategy:
             options.append(
                 st.just(
                     {
-                        "$defs": {
+                        defs: {
                             "node": {
                                 "type": "object",
-                                "properties": {"child": {"$ref": "#/$defs/node"}},
+                                "properties": {"child": {"$ref": f"#/{defs}/node"}},
                             }
                         },
-                        "$ref": "#/$defs/node",
+                        "$ref": f"#/{defs}/node",
                     }
                 )
             )
@@ -208,15 +220,22 @@ def row_of(keyword: str) -> str:
     return _ALIASES.get(keyword, keyword)
 
 
-def differential_keywords(keywords: Iterable[str] | None = None) -> list[str]:
-    """The rows (as in the suite table) that `differential` fuzzes for the claimed keywords."""
+def differential_keywords(
+    keywords: Iterable[str] | None = None, draft: str = "2020-12"
+) -> list[str]:
+    """The rows (as in the suite table) that `differential` fuzzes for the claimed keywords of
+    the draft."""
     claimed = as_claim(keywords)
     return sorted(
-        row for row, needed in _ROW_KEYWORDS.items() if claimed is None or needed <= claimed
+        row
+        for row, needed in _ROW_KEYWORDS.items()
+        if (claimed is None or needed <= claimed) and needed <= draft_keywords(draft)
     )
 
 
-def schemas_using(keyword: str, keywords: Iterable[str] | None = None) -> _Strategy:
+def schemas_using(
+    keyword: str, keywords: Iterable[str] | None = None, draft: str = "2020-12"
+) -> _Strategy:
     """A strategy of small schemas that use `keyword` (a row of `FUZZED_KEYWORDS`, or ``$ref``).
 
     The keyword sits at the root, or under a ``type`` that makes it bite, or in an object
@@ -232,11 +251,13 @@ def schemas_using(keyword: str, keywords: Iterable[str] | None = None) -> _Strat
             f"{', '.join(sorted(_ROW_KEYWORDS))}"
         )
 
-    def allowed(name: str) -> bool:
-        return claimed is None or name in claimed
+    in_draft = draft_keywords(draft)
 
-    leaf = _leaf(claimed)
-    core = _core(row, leaf, allowed)
+    def allowed(name: str) -> bool:
+        return (claimed is None or name in claimed) and name in in_draft
+
+    leaf = _leaf(allowed, booleans=draft != "4")  # draft 4 has no boolean schemas
+    core = _core(row, leaf, allowed, "$defs" if "$defs" in in_draft else "definitions")
     if row == "ref":
         return core  # its "#/$defs/..." pointers hold at the root only
     options: list[_Strategy] = [core]
