@@ -193,19 +193,11 @@ class _Session:
         if repeat and first.status != "crashed":
             again = self.observe(value, feed)[0]
         call = Call(value, first, label, again, feed is INVALID, trace)
-        if feed is VALID and self.serves(first):
+        if feed is VALID and self.subject.result.served(first):
             self.served.add(value)
-        elif vary and feed is VALID and self.refuses(first):
+        elif vary and feed is VALID and self.subject.result.refused(first):
             call = dataclasses.replace(call, variations=self.vary(value))
         return call
-
-    def serves(self, observation: Observation) -> bool:
-        result = observation.result
-        return result is not None and self.subject.result.succeeded(result)
-
-    def refuses(self, observation: Observation) -> bool:
-        result = observation.result
-        return result is not None and not self.subject.result.succeeded(result)
 
     def vary(self, value: Any) -> tuple[Varied, ...]:
         """Call the variations of a refused valid input, and, for each one served, the inputs
@@ -214,11 +206,11 @@ class _Session:
         for variation in variations(self.subject.input_schema, value, self.served):
             observation = self.observe(variation.value, VALID)[0]
             confirmations: list[Observation] = []
-            if self.serves(observation):
+            if self.subject.result.served(observation):
                 self.served.add(variation.value)
                 for confirmation in variation.confirmations:
                     confirmations.append(self.observe(confirmation, VALID)[0])
-                    if self.serves(confirmations[-1]):
+                    if self.subject.result.served(confirmations[-1]):
                         self.served.add(confirmation)
                         break
             found.append(
@@ -307,7 +299,7 @@ class _Session:
         call = self.call(value, label, feed=feed, repeat=repeat)
         if (
             any(run.check.varies for run in runs)
-            and self.refuses(call.observation)
+            and self.subject.result.refused(call.observation)
             and len(self.refused) < _MOST_VARIED
         ):
             self.refused.append(call)

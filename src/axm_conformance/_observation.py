@@ -100,6 +100,15 @@ class ResultModel:
         name, value = self.success
         return result.fields.get(name, value) is value
 
+    def served(self, observation: Observation) -> bool:
+        """Whether a call returned a result that reports a success."""
+        return observation.result is not None and self.succeeded(observation.result)
+
+    def refused(self, observation: Observation) -> bool:
+        """Whether a call returned a result that reports a failure (not whether it raised or
+        crashed)."""
+        return observation.result is not None and not self.succeeded(observation.result)
+
 
 @dataclass(frozen=True)
 class Policy:

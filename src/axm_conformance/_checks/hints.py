@@ -124,14 +124,14 @@ def _closed_world(subject: SubjectInfo) -> str | Finding | None:
 def closed_world_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A tool that declares a closed world serves, cut off from the network, what it served."""
     observation = call.observation
-    result = observation.result
     if observation.status == "crashed":
         yield (
             f"declares openWorldHint: false, yet cut off from the network it did not answer an "
             f"input it served with the network: {observation.crash_detail}"
         )
-    elif result is not None and not subject.result.succeeded(result):
+    elif subject.result.refused(observation):
+        assert observation.result is not None
         yield (
             "declares openWorldHint: false, yet cut off from the network it refused an input "
-            f"it served with the network: {canonical_json(result.fields)[:300]}"
+            f"it served with the network: {canonical_json(observation.result.fields)[:300]}"
         )

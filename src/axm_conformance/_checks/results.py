@@ -18,7 +18,6 @@ from axm_conformance._observation import (
     PROGRAMMING_ERRORS,
     Call,
     ExceptionInfo,
-    Observation,
     SubjectInfo,
 )
 from axm_conformance._outcomes import warning
@@ -90,16 +89,11 @@ _TRUTH = {
 )
 def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Found:
     """A valid input refused is refused for its values, not for what its schema allows."""
-    result = call.observation.result
-    assert result is not None
-    if subject.result.succeeded(result):
+    refused = subject.result.refused
+    if not refused(call.observation):
         return
-
-    def refused(observation: Observation) -> bool:
-        return observation.result is not None and not subject.result.succeeded(observation.result)
-
     for varied in call.variations:
-        if refused(varied.observation) or varied.observation.result is None:
+        if not subject.result.served(varied.observation):
             continue
         if not varied.confirmations or not all(map(refused, varied.confirmations)):
             continue

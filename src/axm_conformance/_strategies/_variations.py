@@ -22,6 +22,7 @@ tool has been seen to serve at that place: it is servable, and a refusal of it i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -142,6 +143,7 @@ def _candidates(
     for name, item in value.items():
         without = {key: other for key, other in value.items() if key != name}
         declared = properties.get(name)
+        put = functools.partial(_put, served, value, name)
         if declared is None:
             patterns = schema.get("patternProperties")
             if served.serves(name) or (
@@ -149,34 +151,32 @@ def _candidates(
             ):
                 continue
             said = f"without {name!r}, which the schema does not declare"
-            put = [{**context, name: item} for context in _contexts(served, value, name)]
-            yield "extra", without, said, put, f"{name!r} added to other inputs it served"
+            yield "extra", without, said, put(item), f"{name!r} added to other inputs it served"
             continue
         if not isinstance(declared, dict) or served.serves(name, item):
             continue
         text = canonical(item)
-        put = [{**context, name: item} for context in _contexts(served, value, name)]
         same = f"{name!r} = {text} in other inputs it served"
         for neighbour, bound in _inside_neighbours(declared, item):
             said = f"{name!r} set to {canonical(neighbour)}, next to its {bound} inside"
-            yield "bound", {**value, name: neighbour}, said, put, same
+            yield "bound", {**value, name: neighbour}, said, put(item), same
         members = declared.get("enum")
         if isinstance(members, list) and any(canonical(member) == text for member in members):
             others = [member for member in members if canonical(member) != text]
             others = served.members(name, others)
             if others:
                 said = f"{name!r} set to {canonical(others[0])}, another member of its enum"
-                yield "enum", {**value, name: others[0]}, said, put, same
+                yield "enum", {**value, name: others[0]}, said, put(item), same
         named = _named_values(declared)
         if name in optional and named and not served.serves(name):
             given = [{**value, name: other} for other in named if canonical(other) != text][:1]
-            given += [{**context, name: named[0]} for context in _contexts(served, value, name)]
+            given += put(named[0])
             said = f"without {name!r}, an optional property"
             yield "optional", without, said, given, f"{name!r} given a value its schema names"
 
 
-def _contexts(served: Served, value: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    """Served inputs to put ``value``'s ``name`` into: those that differ from ``value`` in the
+def _put(served: Served, value: dict[str, Any], name: str, item: Any) -> list[dict[str, Any]]:
+    """The served inputs with ``name`` set to ``item``: those that differ from ``value`` in the
     most other properties first, so that a refusal caused by the rest of ``value`` is not met
     again."""
 
@@ -184,7 +184,8 @@ def _contexts(served: Served, value: dict[str, Any], name: str) -> list[dict[str
         keys = (set(context) | set(value)) - {name}
         return sum(_text(context, key) != _text(value, key) for key in keys)
 
-    return sorted(served.inputs, key=differences, reverse=True)
+    contexts = sorted(served.inputs, key=differences, reverse=True)
+    return [{**context, name: item} for context in contexts]
 
 
 def _text(value: dict[str, Any], key: str) -> str | None:

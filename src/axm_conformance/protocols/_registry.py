@@ -155,7 +155,8 @@ def not_a_tool(obj: Any) -> str | None:
     if any(protocol.detects(obj) for protocol in registered().values()):
         return None
     # A read that raised is a mark too: the member is there, and a check will say it breaks.
-    if any(not isinstance(read(obj, mark), Missing) or read(obj, mark).error for mark in marks):
+    found = [read(obj, mark) for mark in marks]
+    if any(not isinstance(value, Missing) or value.error for value in found):
         return None
     if inspect.isfunction(obj) or inspect.ismethod(obj):
         return (
