@@ -24,15 +24,18 @@ __all__ = [
     "error_type",
     "read_exact",
     "read_frame",
+    "read_tail",
     "write_frame",
 ]
 
 # Frame header: body length, then a one-byte tag saying what the body is.
 HEADER = struct.Struct(">Qc")
 START, CALL, READY, VALUE, ERROR = b"S", b"C", b"R", b"V", b"E"
-# Asks a hung worker for its stacks, which it writes to its stderr (no worker runs on Windows,
-# which has no such signal).
-STACK_SIGNAL = signal.SIGUSR1 if sys.platform != "win32" else signal.SIGTERM
+# Asks a hung worker for its stacks, which it writes to its stderr; Windows has no such signal.
+if sys.platform == "win32":
+    STACK_SIGNAL = None
+else:
+    STACK_SIGNAL = signal.SIGUSR1
 
 
 def read_frame(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
@@ -53,7 +56,7 @@ def read_exact(fd: int, size: int, wait: Callable[[], None]) -> bytearray:
     done = 0
     while done < size:
         try:
-            count = os.readv(fd, [view[done:]])
+            count = _read_into(fd, view[done:])
         except BlockingIOError:
             wait()
             continue
@@ -68,7 +71,7 @@ def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
     views = [memoryview(part) for part in parts if part]
     while views:
         try:
-            count = os.writev(fd, views)
+            count = _write_some(fd, views)
         except BlockingIOError:
             wait()
             continue
@@ -77,6 +80,34 @@ def _write_all(fd: int, parts: list[bytes], wait: Callable[[], None]) -> None:
             views.pop(0)
         if views:
             views[0] = views[0][count:]
+
+
+def _read_into(fd: int, view: memoryview) -> int:
+    """Read what fd has into view (its start); 0 at EOF."""
+    if sys.platform == "win32":  # no readv: the bytes are copied once more
+        chunk = os.read(fd, len(view))
+        view[: len(chunk)] = chunk
+        return len(chunk)
+    return os.readv(fd, [view])
+
+
+def _write_some(fd: int, views: list[memoryview]) -> int:
+    """Write what fd takes of views, in order; how many bytes."""
+    if sys.platform == "win32":  # no writev: one part at a time
+        return os.write(fd, views[0])
+    return os.writev(fd, views)
+
+
+def read_tail(fd: int, size: int) -> bytes:
+    """The last size bytes of the file open at fd, read without moving its offset where POSIX
+    allows (Windows has no pread: it seeks, then leaves the offset at the end, where a writer
+    sharing it appends)."""
+    length = os.fstat(fd).st_size
+    start = max(0, length - size)
+    if sys.platform == "win32":
+        os.lseek(fd, start, os.SEEK_SET)
+        return os.read(fd, length - start)
+    return os.pread(fd, length - start, start)
 
 
 def error_type(exc: BaseException) -> str:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
-import fcntl
 import functools
 import importlib
 import io
 import os
 import pickle
-import resource
 import select
 import signal
 import sys
@@ -37,7 +35,12 @@ from axm_conformance._channel import (
     read_frame,
     write_frame,
 )
+from axm_conformance._proctable import table
 from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
+
+if sys.platform != "win32":
+    import fcntl
+    import resource
 
 __all__ = ["serve"]
 
@@ -46,6 +49,10 @@ _ORPHAN_CHECK_INTERVAL = 1.0
 _PR_SET_CHILD_SUBREAPER = 36
 # The worker's exit status when a target broke its channel (EX_SOFTWARE).
 _CHANNEL_LOST = 70
+# The worker's exit status when it ends itself because the kit is gone.
+_PARENT_GONE = 1
+# Windows' select() takes sockets only: a channel a target made non-blocking is retried this often.
+_RETRY_PAUSE = 0.001
 
 
 def serve(channel_in: int, channel_out: int, parent: int) -> int:
@@ -54,18 +61,13 @@ def serve(channel_in: int, channel_out: int, parent: int) -> int:
     # Stack dumps go to a private copy of the stderr log, which a target closing fd 2 keeps.
     _KEPT.append(stacks := open(_relocate(os.dup(2)), "w"))  # noqa: SIM115 - lives as long
     faulthandler.enable(stacks)
-    faulthandler.register(STACK_SIGNAL, stacks, all_threads=True)
+    if sys.platform != "win32":
+        faulthandler.register(STACK_SIGNAL, stacks, all_threads=True)
     token = os.environ.get(TOKEN_VARIABLE, "")
     threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
     if _platform.PLATFORM.subreaper:
         _become_subreaper()
-
-    def readable() -> None:
-        select.select([channel_in], [], [])
-
-    def writable() -> None:
-        select.select([], [channel_out], [])
-
+    readable, writable = _waiting(channel_in, False), _waiting(channel_out, True)
     _, body = read_frame(channel_in, readable)
     start = pickle.loads(body)
     _limit_resources(start["memory_limit"])
@@ -116,23 +118,62 @@ def _channel_lost(log: IO[str], exc: OSError) -> NoReturn:
     os._exit(_CHANNEL_LOST)
 
 
+def _waiting(fd: int, writing: bool) -> Callable[[], None]:
+    """How to wait until fd is ready, should a target have made it non-blocking."""
+    if sys.platform == "win32":
+        return functools.partial(time.sleep, _RETRY_PAUSE)
+    readable, writable = ([], [fd]) if writing else ([fd], [])
+
+    def wait() -> None:
+        select.select(readable, writable, [])
+
+    return wait
+
+
 def _relocate(fd: int) -> int:
-    """Move a channel fd out of the way of fds the tool may close or reuse, and off exec."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    floor = (
-        _CHANNEL_FD_FLOOR if soft == resource.RLIM_INFINITY else min(_CHANNEL_FD_FLOOR, soft - 4)
-    )
-    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(floor, 3))
-    os.close(fd)
-    return moved
+    """Move a channel fd out of the way of fds the tool may close or reuse, and off exec.
+
+    On Windows it stays: a descriptor is not inherited there unless asked for (PEP 446), and
+    there is no fcntl to move it with.
+    """
+    if sys.platform == "win32":
+        return fd
+    else:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        floor = _CHANNEL_FD_FLOOR
+        if soft != resource.RLIM_INFINITY:
+            floor = min(_CHANNEL_FD_FLOOR, soft - 4)
+        moved: int = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(floor, 3))
+        os.close(fd)
+        return moved
 
 
 def _die_with_parent(parent: int, token: str) -> None:
     """Kill the worker and every process it started once the parent is gone, even mid-call."""
-    while os.getppid() == parent:
+    here = _parent_watch(parent)
+    while here():
         time.sleep(_ORPHAN_CHECK_INTERVAL)
     kill_strays(os.getpid(), token, spare=os.getpid())
-    os.killpg(0, signal.SIGKILL)
+    if sys.platform != "win32":
+        os.killpg(0, signal.SIGKILL)
+    os._exit(_PARENT_GONE)
+
+
+def _parent_watch(parent: int) -> Callable[[], bool]:
+    """A test of whether the kit that started this worker still runs.
+
+    On Windows an orphan's parent id stays the dead parent's, so the process of that id is
+    looked up instead, and must be the one that was there at the start.
+    """
+    if sys.platform != "win32":
+        return lambda: os.getppid() == parent
+    first = table().facts(parent)
+
+    def here() -> bool:
+        now = table().facts(parent)
+        return first is not None and now is not None and now.born == first.born
+
+    return here
 
 
 def _become_subreaper() -> None:
@@ -199,13 +240,15 @@ class _Guard:
 
 
 def _limit_resources(memory_limit: int | None) -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # macOS takes RLIMIT_AS and ignores it: the platform matrix says so.
-    if memory_limit is not None and _platform.PLATFORM.memory_limit:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            memory_limit = min(memory_limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    # Windows has no rlimits, and macOS takes RLIMIT_AS and ignores it: the platform matrix
+    # says so.
+    if sys.platform != "win32":
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if memory_limit is not None and _platform.PLATFORM.memory_limit:
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if hard != resource.RLIM_INFINITY:
+                memory_limit = min(memory_limit, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
 
 
 def _run(body: bytearray, state: Any, guard: _Guard) -> tuple[bytes, bytes]:

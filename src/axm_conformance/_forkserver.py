@@ -43,6 +43,7 @@ _MAX_MESSAGE = 1 << 20
 _ANSWER_TIMEOUT = 60.0
 # stdout, stderr, then the descriptors passed to the worker's main function.
 _MAX_FDS = 16
+_NO_FORK = "Windows cannot fork"
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class ForkServer:
             self._spawn()
 
     def _spawn(self) -> None:
+        if sys.platform == "win32":
+            raise OSError(_NO_FORK)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
@@ -125,7 +128,7 @@ class ForkServer:
         """
         with self._lock:
             self._ensure()
-            if self._control is None or self.broken:
+            if self._control is None or self.broken or sys.platform == "win32":
                 raise OSError("the fork server is not running")
             try:
                 message = _FORK + pickle.dumps(spec, pickle.HIGHEST_PROTOCOL)
@@ -277,6 +280,8 @@ def _report_exit(pid: int, status_fd: int) -> None:
 
 def _become(spec: ForkSpec, fds: list[int], main: Callable[..., int]) -> int:
     """Set the fork up as Popen would have set up a spawned worker, then run ``main``."""
+    if sys.platform == "win32":
+        raise OSError(_NO_FORK)
     import gc
 
     gc.enable()

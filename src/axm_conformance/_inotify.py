@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import os
 import struct
+import sys
 from collections.abc import Callable, Iterable
 
 __all__ = ["DirectoryEvents", "open_events"]
@@ -92,6 +93,8 @@ class DirectoryEvents:
 
 def open_events() -> DirectoryEvents | None:
     """A new inotify instance, or None where there is none to be had."""
+    if sys.platform == "win32":
+        return None
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)

@@ -1,13 +1,16 @@
 """What this platform offers the worker's isolation and observation, decided once per process.
 
 Linux has fast paths the other systems lack: /proc for the process table, inotify for file
-changes, a fork server (fork is unsafe on macOS and absent on Windows), pidfds, a subreaper and
-RLIMIT_AS. Elsewhere the kit takes the portable way: psutil for processes, a snapshot of the
-project's files after every call, workers spawned afresh. ``AXM_CONFORMANCE_PORTABLE=1`` makes it
-take the portable way on Linux as well, so that it is tested there; workers inherit the variable.
-The memory limit stays enforced then: without it a memory bomb would take the machine.
+changes, a fork server (fork is unsafe on macOS and absent on Windows), pidfds, poll() on the
+worker's pipes, a subreaper and RLIMIT_AS. Elsewhere the kit takes the portable way: psutil for
+processes, a snapshot of the project's files after every call, workers spawned afresh, a thread
+waiting on each of the worker's pipes. ``AXM_CONFORMANCE_PORTABLE=1`` makes it take the portable
+way on Linux as well, so that it is tested there; workers inherit the variable. The memory limit
+stays enforced then: without it a memory bomb would take the machine.
 
-The modules with two ways choose from :data:`PLATFORM`, never from ``sys.platform``.
+The modules with two ways choose from :data:`PLATFORM`. Only where a call exists on POSIX alone
+(signals, groups, users, rlimits) is ``sys.platform`` asked as well, so that the type checker
+sees which way Windows takes.
 """
 
 from __future__ import annotations
@@ -17,9 +20,15 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["PLATFORM", "PORTABLE_VARIABLE", "Platform", "as_root", "detect"]
+__all__ = ["PLATFORM", "PORTABLE_VARIABLE", "SYSTEM_VARIABLES", "Platform", "as_root", "detect"]
 
 PORTABLE_VARIABLE = "AXM_CONFORMANCE_PORTABLE"
+# What a process the kit starts takes from its environment besides what it is given: the path,
+# the locale, and what Windows cannot start a process without (an interpreter missing
+# SYSTEMROOT cannot even seed its random numbers there).
+SYSTEM_VARIABLES = frozenset(
+    {"PATH", "LANG", "LANGUAGE", "TZ", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT"}
+)
 _SYSTEMS = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
 
 
@@ -27,21 +36,24 @@ _SYSTEMS = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
 class Platform:
     """What the kit can rely on here; each flag names the Linux feature a fast path uses.
 
-    ``posix``: pipes that poll() waits on, signals, sessions and user switching, which a worker
-    needs at all. ``procfs``: the process table read from /proc (else psutil). ``inotify``:
-    directory events that spare a walk of the project after most calls (else the walk is made
-    every time). ``fork_server``: workers forked from a process that made their imports once
-    (else each is spawned). ``pidfd``: a descriptor that tells when a worker exits (else its
-    liveness is polled). ``subreaper``: the worker adopts what its tool orphans, so its children
-    are what the tool left running (else the processes carrying the worker's token, group or
-    session are). ``memory_limit``: RLIMIT_AS is enforced (macOS accepts it and ignores it).
-    ``network_namespaces``: a server can be started cut off from every network (else
+    ``posix``: signals (a hung worker is asked for its stacks), process groups and sessions (the
+    sweep finds a worker's processes by them as well as by descent and token) and user
+    switching; Windows has none of them. ``poll_pipes``: poll() waits on the worker's pipes
+    (else a thread blocks on each). ``procfs``: the process table read from /proc (else psutil).
+    ``inotify``: directory events that spare a walk of the project after most calls (else the
+    walk is made every time). ``fork_server``: workers forked from a process that made their
+    imports once (else each is spawned). ``pidfd``: a descriptor that tells when a worker exits
+    (else its liveness is polled). ``subreaper``: the worker adopts what its tool orphans, so
+    its children are what the tool left running (else the processes carrying the worker's token,
+    group or session are). ``memory_limit``: RLIMIT_AS is enforced (macOS accepts it and ignores
+    it). ``network_namespaces``: a server can be started cut off from every network (else
     ``closed-world-honoured`` is not run).
     """
 
     system: str
     portable: bool
     posix: bool
+    poll_pipes: bool
     procfs: bool
     inotify: bool
     fork_server: bool
@@ -55,8 +67,8 @@ class Platform:
         return tuple(
             what
             for what, has in (
-                ("tools cannot be called (no POSIX worker)", self.posix),
                 ("no memory limit", self.memory_limit),
+                ("no stacks from a hung call", self.posix),
             )
             if not has
         )
@@ -73,6 +85,7 @@ def detect(platform: str = sys.platform, environ: Mapping[str, str] = os.environ
         system=_SYSTEMS.get("linux" if linux else platform, platform),
         portable=portable or not linux,
         posix=platform != "win32",
+        poll_pipes=fast,
         procfs=fast,
         inotify=fast,
         fork_server=pidfd,
@@ -89,4 +102,4 @@ PLATFORM = detect()
 
 def as_root() -> bool:
     """Whether the kit runs as root (Windows has no such user, nor a way to switch users)."""
-    return PLATFORM.posix and os.geteuid() == 0
+    return sys.platform != "win32" and os.geteuid() == 0

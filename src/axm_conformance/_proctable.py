@@ -134,12 +134,16 @@ class ProcFS:
             return True
 
     def kill(self, pids: list[int]) -> None:
+        if sys.platform == "win32":
+            raise NotImplementedError("no /proc on Windows")
         for number in (signal.SIGSTOP, signal.SIGKILL):
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, number)
 
     def written_by_others(self, paths: set[str]) -> set[str]:
+        if sys.platform == "win32":
+            raise NotImplementedError("no /proc on Windows")
         found: set[str] = set()
         session = os.getsid(0)
         for entry in os.scandir("/proc"):
@@ -334,7 +338,7 @@ class Psutil:
 def _group_and_session(pid: int) -> tuple[int | None, int | None]:
     """The process group and session of ``pid``; each None when it cannot be read (gone, or
     a session macOS does not show to another one)."""
-    if not _platform.PLATFORM.posix:
+    if sys.platform == "win32":
         return None, None
     found: list[int | None] = []
     for read in (os.getpgid, os.getsid):

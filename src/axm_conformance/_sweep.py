@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterable, Mapping
 
@@ -46,7 +47,7 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
         if not found:
             break
         table().kill(found)
-        if spare is None and _platform.PLATFORM.posix:
+        if spare is None and sys.platform != "win32":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(leader, signal.SIGKILL)
         killed.extend(found)

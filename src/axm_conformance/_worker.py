@@ -3,7 +3,7 @@
 Tool code may hang, exit, crash, close its standard streams or spawn children that outlive it, so
 it only ever runs in a worker process started with ``python -m axm_conformance._worker``. The
 parent talks to it over a private pair of pipes (see :mod:`axm_conformance._channel`), enforces
-every timeout itself and kills the worker's whole process group when anything goes wrong.
+every timeout itself and kills the worker and all it started when anything goes wrong.
 Whatever the worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a
 :class:`RemoteError` or a :class:`Crash`. What runs inside the worker process is
 :mod:`axm_conformance._child`.
@@ -22,19 +22,21 @@ import io
 import math
 import os
 import pickle
+import queue
 import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, Self
+from typing import IO, Any, Literal, Self, TypeVar
 
 from axm_conformance import _platform
 from axm_conformance._channel import (
@@ -47,12 +49,16 @@ from axm_conformance._channel import (
     VALUE,
     error_type,
     read_exact,
+    read_tail,
     write_frame,
 )
 from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
-from axm_conformance._platform import PORTABLE_VARIABLE
+from axm_conformance._platform import PORTABLE_VARIABLE, SYSTEM_VARIABLES
 from axm_conformance._proctable import table
 from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
+
+if sys.platform == "win32":
+    import msvcrt
 
 __all__ = [
     "Crash",
@@ -73,12 +79,14 @@ _STDERR_TAIL = 4096
 _EXIT_GRACE = 0.5
 # Without a pidfd the parent checks the worker's liveness this often while waiting.
 _LIVENESS_INTERVAL = 0.05
+# How long the threads serving a stopped worker's pipes get to see them close.
+_THREAD_GRACE = 5.0
 _MIN_SETUP_TIMEOUT = 30.0
 # A SIGKILLed process exits at once unless stuck in the kernel; don't hang on one that is.
 _REAP_TIMEOUT = 5.0
 _PIPE_SIZE = 1 << 20
 # Tool code sees only what locale, PATH and imports need, never the parent's secrets.
-_INHERITED_ENV = frozenset({"PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", PORTABLE_VARIABLE})
+_INHERITED_ENV = SYSTEM_VARIABLES | {"PYTHONPATH", PORTABLE_VARIABLE}
 # A hung worker asked for its stacks has this long to write them.
 _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
@@ -225,7 +233,9 @@ class Worker:
         # Runs at close(), or at garbage collection or interpreter exit if close() was forgotten.
         self._finalizer = weakref.finalize(self, self._resources.release)
         self._env = _base_env()
-        self._env.update(HOME=str(self._workdir), TMPDIR=str(self._workdir / "tmp"))
+        home, tmp = str(self._workdir), str(self._workdir / "tmp")
+        # Each system's names for them: Windows reads USERPROFILE, TEMP and TMP.
+        self._env.update(HOME=home, USERPROFILE=home, TMPDIR=tmp, TEMP=tmp, TMP=tmp)
         self._env.update(config.env)
 
     @property
@@ -261,8 +271,8 @@ class Worker:
         process.begin_call()
         deadline = time.monotonic() + seconds
         try:
-            process.send(CALL, request, deadline)
-            tag, body = process.receive(deadline)
+            process.ends.send(CALL, request, deadline)
+            tag, body = process.ends.receive(deadline)
         except _Lost as lost:
             late = f"the call to {target} did not return within {seconds} s"
             return Outcome(crash=self._crash(lost, late, "during the call"))
@@ -307,14 +317,12 @@ class Worker:
 
     def _start(self) -> _Process:
         """Start a worker process and send it its setup (see _await_setup)."""
-        uid, gid = self._credentials or (None, None)
         fds: list[int] = []
         try:
             # A previous worker may have deleted its workdir.
             for directory in (self._workdir, self._workdir / "tmp"):
                 directory.mkdir(exist_ok=True)
-                if self._credentials is not None:
-                    os.chown(directory, *self._credentials)
+                _give(directory, self._credentials)
             if self._config.files is not None:
                 _copy_files(Path(self._config.files), self._workdir, self._credentials)
             fds.append(self._open_log(_STDOUT_NAME))
@@ -329,28 +337,9 @@ class Worker:
                     fcntl.fcntl(from_worker_r, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             token = os.urandom(16).hex()
             env = {**self._env, TOKEN_VARIABLE: token}
-            child = self._fork(env, stdout, stderr, (to_worker_r, from_worker_w)) or _Spawned(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-P",
-                        "-m",
-                        "axm_conformance._worker",
-                        str(to_worker_r),
-                        str(from_worker_w),
-                        str(os.getpid()),
-                    ],
-                    stdin=subprocess.DEVNULL,
-                    stdout=stdout,
-                    stderr=stderr,
-                    cwd=self._workdir,
-                    env=env,
-                    pass_fds=(to_worker_r, from_worker_w),
-                    start_new_session=True,
-                    user=uid,
-                    group=gid,
-                    extra_groups=None if uid is None else [],
-                )
+            passed = (to_worker_r, from_worker_w)
+            child = self._fork(env, stdout, stderr, passed) or _Spawned(
+                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials)
             )
         except BaseException:
             for fd in fds:
@@ -358,13 +347,17 @@ class Worker:
             raise
         for fd in (to_worker_r, from_worker_w, stdout):
             os.close(fd)
-        process = _Process(child, to_worker_w, from_worker_r, stderr, token)
+        if sys.platform != "win32" and _platform.PLATFORM.poll_pipes:
+            ends: _Ends = _PolledEnds(child, to_worker_w, from_worker_r)
+        else:
+            ends = _ThreadedEnds(child, to_worker_w, from_worker_r)
+        process = _Process(child, ends, stderr, token)
         self._resources.process = process
         process.setup_deadline = time.monotonic() + self._setup_seconds()
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
         # it: no waiting here.
         with contextlib.suppress(_Lost):
-            process.send(START, self._start_message, process.setup_deadline)
+            process.ends.send(START, self._start_message, process.setup_deadline)
         return process
 
     def _fork(
@@ -392,7 +385,7 @@ class Worker:
     def _await_setup(self, process: _Process) -> Outcome | None:
         """Wait until the worker's setup has run: None, or the Outcome saying why it did not."""
         try:
-            tag, body = process.receive(process.setup_deadline)
+            tag, body = process.ends.receive(process.setup_deadline)
         except _Lost as lost:
             late = f"the worker did not finish starting within {self._setup_seconds()} s"
             return Outcome(crash=self._crash(lost, late, "during start-up"))
@@ -406,8 +399,7 @@ class Worker:
 
     def _open_log(self, name: str) -> int:
         fd = os.open(self._workdir / name, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
-        if self._credentials is not None:
-            os.fchown(fd, *self._credentials)
+        _give(fd, self._credentials)
         return fd
 
     def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Outcome:
@@ -431,7 +423,7 @@ class Worker:
         process = self._resources.process
         assert process is not None
         self._resources.process = None
-        exited = lost.reason in ("closed", "exited") and process.exited_within(_EXIT_GRACE)
+        exited = lost.reason in ("closed", "exited") and process.ends.exited_within(_EXIT_GRACE)
         if lost.reason == "timeout" and self._config.stacks:
             process.dump_stacks()
         tail, out_of_memory = process.stop()
@@ -472,24 +464,11 @@ class _Lost(Exception):
 class _Process:
     """One running worker process: its channel, its stderr log and how to stop it."""
 
-    def __init__(
-        self,
-        child: _Spawned | Forked,
-        to_worker: int,
-        from_worker: int,
-        stderr: int,
-        token: str,
-    ):
+    def __init__(self, child: _Spawned | Forked, ends: _Ends, stderr: int, token: str):
         self.child = child
+        self.ends = ends
         self.token = token
-        self.to_worker = to_worker
-        self.from_worker = from_worker
         self.stderr = stderr
-        # Non-blocking ends, so that every wait goes through poll() and its deadline.
-        os.set_blocking(to_worker, False)
-        os.set_blocking(from_worker, False)
-        # Readable once the worker has exited; without one, liveness is polled.
-        self.exit_fd = child.exit_fd
         self.call_start = 0
         self.stopped = False
         # Set when the process starts; ready once its setup has run.
@@ -500,80 +479,20 @@ class _Process:
         """Remember where the stderr log stood, to tell this call's output from earlier output."""
         self.call_start = os.fstat(self.stderr).st_size
 
-    def send(self, tag: bytes, body: bytes, deadline: float) -> None:
-        """Write one frame to the worker."""
-        try:
-            write_frame(
-                self.to_worker,
-                tag,
-                body,
-                lambda: self._wait(self.to_worker, select.POLLOUT, deadline),
-            )
-        except BrokenPipeError:
-            raise _Lost("closed") from None
-
-    def receive(self, deadline: float) -> tuple[bytes, bytearray]:
-        """Read one frame from the worker."""
-
-        def wait() -> None:
-            self._wait(self.from_worker, select.POLLIN, deadline)
-
-        try:
-            length, tag = HEADER.unpack(read_exact(self.from_worker, HEADER.size, wait))
-            if length > _MAX_FRAME:
-                detail = f"the worker announced a {length}-byte frame, over the {_MAX_FRAME} limit"
-                raise _Lost("protocol", detail)
-            return tag, read_exact(self.from_worker, length, wait)
-        except EOFError:
-            raise _Lost("closed") from None
-
-    def _wait(self, fd: int, events: int, deadline: float) -> None:
-        """Wait until fd is ready for events; raise _Lost when the worker exits or time is up."""
-        if not self._ready(fd, events, deadline):
-            raise _Lost("exited")
-
-    def _ready(self, fd: int | None, events: int, deadline: float) -> bool:
-        """Wait until fd is ready for events (True) or the worker has exited (False).
-
-        Raises _Lost("timeout") at the deadline.
-        """
-        poller = select.poll()
-        if fd is not None:
-            poller.register(fd, events)
-        if self.exit_fd is not None:
-            poller.register(self.exit_fd, select.POLLIN)
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Lost("timeout")
-            if self.exit_fd is None:
-                remaining = min(remaining, _LIVENESS_INTERVAL)
-            ready = [ready_fd for ready_fd, _ in poller.poll(math.ceil(remaining * 1000))]
-            # Data already written is read before the worker's exit is noticed.
-            if fd in ready:
-                return True
-            if self.child.exited():
-                return False
-
-    def exited_within(self, seconds: float) -> bool:
-        """Wait up to seconds for the worker to exit; tell whether it did."""
-        try:
-            return not self._ready(None, 0, time.monotonic() + seconds)
-        except _Lost:
-            return False
-
     def dump_stacks(self) -> None:
         """Have a hung worker write where every thread is to its stderr, before it is killed.
 
         faulthandler answers the signal from C, so even a loop that never returns to the
-        interpreter's signal handling shows its stack.
+        interpreter's signal handling shows its stack. Windows has no signal to ask with.
         """
+        if sys.platform == "win32":
+            return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(self.child.pid, STACK_SIGNAL)
             time.sleep(_STACK_GRACE)
 
     def stop(self) -> tuple[str, bool]:
-        """Kill the process group, reap the worker and close everything; idempotent.
+        """Kill the worker and all it started, reap it and close everything; idempotent.
 
         Returns the tail of the worker's stderr, and whether what it wrote there during the last
         call says it ran out of memory.
@@ -586,15 +505,216 @@ class _Process:
         kill_strays(self.child.pid, self.token)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.child.wait(_REAP_TIMEOUT)
-        size = os.fstat(self.stderr).st_size
-        start = max(0, size - _STDERR_TAIL)
-        tail = os.pread(self.stderr, size - start, start)
+        tail = read_tail(self.stderr, _STDERR_TAIL)
+        start = os.fstat(self.stderr).st_size - len(tail)
         recent = tail[max(0, self.call_start - start) :]
-        for fd in (self.to_worker, self.from_worker, self.stderr):
-            os.close(fd)
+        self.ends.close()
+        os.close(self.stderr)
         self.child.close()
         out_of_memory = any(hint in recent for hint in _MEMORY_HINTS)
         return tail.decode("utf-8", "replace"), out_of_memory
+
+
+if sys.platform != "win32":  # poll() takes sockets only on Windows
+
+    class _PolledEnds:
+        """The kit's ends of a worker's pipes, non-blocking and waited on with poll(), along with
+        the worker's pidfd when there is one.
+
+        Each method raises :class:`_Lost` when the worker exits, closes its end or runs out of
+        time.
+        """
+
+        def __init__(self, child: _Spawned | Forked, to_worker: int, from_worker: int) -> None:
+            self.child = child
+            self.to_worker = to_worker
+            self.from_worker = from_worker
+            # Non-blocking ends, so that every wait goes through poll() and its deadline.
+            os.set_blocking(to_worker, False)
+            os.set_blocking(from_worker, False)
+            # Readable once the worker has exited; without one, liveness is polled.
+            self.exit_fd = child.exit_fd
+
+        def send(self, tag: bytes, body: bytes, deadline: float) -> None:
+            """Write one frame to the worker."""
+            try:
+                write_frame(
+                    self.to_worker,
+                    tag,
+                    body,
+                    lambda: self._wait(self.to_worker, select.POLLOUT, deadline),
+                )
+            except BrokenPipeError:
+                raise _Lost("closed") from None
+
+        def receive(self, deadline: float) -> tuple[bytes, bytearray]:
+            """Read one frame from the worker."""
+
+            def wait() -> None:
+                self._wait(self.from_worker, select.POLLIN, deadline)
+
+            try:
+                return _read_reply(self.from_worker, wait)
+            except EOFError:
+                raise _Lost("closed") from None
+
+        def exited_within(self, seconds: float) -> bool:
+            """Wait up to seconds for the worker to exit; tell whether it did."""
+            try:
+                return not self._ready(None, 0, time.monotonic() + seconds)
+            except _Lost:
+                return False
+
+        def close(self) -> None:
+            os.close(self.to_worker)
+            os.close(self.from_worker)
+
+        def _wait(self, fd: int, events: int, deadline: float) -> None:
+            """Wait until fd is ready for events; _Lost when the worker exits or time is up."""
+            if not self._ready(fd, events, deadline):
+                raise _Lost("exited")
+
+        def _ready(self, fd: int | None, events: int, deadline: float) -> bool:
+            """Wait until fd is ready for events (True) or the worker has exited (False).
+
+            Raises _Lost("timeout") at the deadline.
+            """
+            poller = select.poll()
+            if fd is not None:
+                poller.register(fd, events)
+            if self.exit_fd is not None:
+                poller.register(self.exit_fd, select.POLLIN)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise _Lost("timeout")
+                if self.exit_fd is None:
+                    remaining = min(remaining, _LIVENESS_INTERVAL)
+                ready = [ready_fd for ready_fd, _ in poller.poll(math.ceil(remaining * 1000))]
+                # Data already written is read before the worker's exit is noticed.
+                if fd in ready:
+                    return True
+                if self.child.exited():
+                    return False
+
+
+_Item = TypeVar("_Item")
+
+
+class _ThreadedEnds:
+    """The kit's ends of a worker's pipes, blocking, each served by a thread of its own: the
+    portable way, for Windows cannot poll() a pipe.
+
+    The reader thread reads frame after frame into a queue until the pipe closes; the writer
+    thread writes each frame it is handed and says how that went. The caller waits on their
+    queues with its deadline, asking every ``_LIVENESS_INTERVAL`` whether the worker has exited.
+    Each method raises :class:`_Lost` as :class:`_PolledEnds`' do.
+    """
+
+    def __init__(self, child: _Spawned | Forked, to_worker: int, from_worker: int) -> None:
+        self.child = child
+        self.to_worker = to_worker
+        self.from_worker = from_worker
+        self.replies: queue.SimpleQueue[tuple[bytes, bytearray] | _Lost] = queue.SimpleQueue()
+        self.outbox: queue.SimpleQueue[tuple[bytes, bytes] | None] = queue.SimpleQueue()
+        self.written: queue.SimpleQueue[OSError | None] = queue.SimpleQueue()
+        self.threads = [
+            threading.Thread(target=self._read, name="axm-worker-reader", daemon=True),
+            threading.Thread(target=self._write, name="axm-worker-writer", daemon=True),
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def send(self, tag: bytes, body: bytes, deadline: float) -> None:
+        """Write one frame to the worker."""
+        self.outbox.put((tag, body))
+        if self._next(self.written, deadline) is not None:
+            raise _Lost("closed")
+
+    def receive(self, deadline: float) -> tuple[bytes, bytearray]:
+        """Read one frame from the worker."""
+        reply = self._next(self.replies, deadline)
+        if isinstance(reply, _Lost):
+            raise reply
+        return reply
+
+    def exited_within(self, seconds: float) -> bool:
+        """Wait up to seconds for the worker to exit; tell whether it did."""
+        deadline = time.monotonic() + seconds
+        while not self.child.exited():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_LIVENESS_INTERVAL)
+        return True
+
+    def close(self) -> None:
+        """End the threads, then close the ends (the worker and all it started are dead by
+        now, so the reader sees its pipe close). An end whose thread still blocks on it stays
+        open: closing it could let the thread read or write a file opened later in its place.
+        """
+        self.outbox.put(None)
+        for thread, fd in zip(self.threads, (self.from_worker, self.to_worker), strict=True):
+            thread.join(_THREAD_GRACE)
+            if not thread.is_alive():
+                os.close(fd)
+
+    def _next(self, items: queue.SimpleQueue[_Item], deadline: float) -> _Item:
+        """The next item a thread gives, waiting until the deadline or the worker's exit."""
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Lost("timeout")
+            try:
+                return items.get(timeout=min(remaining, _LIVENESS_INTERVAL))
+            except queue.Empty:
+                if not self.child.exited():
+                    continue
+            # Data already written is read before the worker's exit is noticed.
+            try:
+                return items.get(timeout=_LIVENESS_INTERVAL)
+            except queue.Empty:
+                raise _Lost("exited") from None
+
+    def _read(self) -> None:
+        while True:
+            try:
+                reply = _read_reply(self.from_worker, _never)
+            except (EOFError, OSError):
+                self.replies.put(_Lost("closed"))
+                return
+            except _Lost as lost:
+                self.replies.put(lost)
+                return
+            self.replies.put(reply)
+
+    def _write(self) -> None:
+        while (frame := self.outbox.get()) is not None:
+            try:
+                write_frame(self.to_worker, *frame, _never)
+            except OSError as exc:
+                self.written.put(exc)
+            else:
+                self.written.put(None)
+
+
+if sys.platform == "win32":
+    _Ends = _ThreadedEnds
+else:
+    _Ends = _PolledEnds | _ThreadedEnds
+
+
+def _read_reply(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
+    """Read one frame from the worker, refusing one too large to be a reply."""
+    length, tag = HEADER.unpack(read_exact(fd, HEADER.size, wait))
+    if length > _MAX_FRAME:
+        detail = f"the worker announced a {length}-byte frame, over the {_MAX_FRAME} limit"
+        raise _Lost("protocol", detail)
+    return tag, read_exact(fd, length, wait)
+
+
+def _never() -> None:
+    """The wait of a blocking descriptor, which never has to wait."""
+    raise AssertionError("a blocking descriptor would block")
 
 
 class _Spawned:
@@ -614,7 +734,13 @@ class _Spawned:
         return self.popen.returncode
 
     def exited(self) -> bool:
-        """Whether the worker has exited, without reaping it (its process group stays killable)."""
+        """Whether the worker has exited, without reaping it (its process group stays killable).
+
+        Windows has no groups to keep, and keeps an exited process's id while Popen holds its
+        handle: Popen is asked there.
+        """
+        if sys.platform == "win32":
+            return self.popen.poll() is not None
         return table().exited(self.pid)
 
     def wait(self, timeout: float) -> None:
@@ -623,6 +749,54 @@ class _Spawned:
     def close(self) -> None:
         if self.exit_fd is not None:
             os.close(self.exit_fd)
+
+
+def _spawn(
+    passed: tuple[int, int],
+    stdout: int,
+    stderr: int,
+    workdir: Path,
+    env: dict[str, str],
+    credentials: tuple[int, int] | None,
+) -> subprocess.Popen[bytes]:
+    """Start a worker process in a session of its own, handing it the channel's ends
+    ``passed`` (the one it reads, the one it writes), named on its command line."""
+    command = [sys.executable, "-P", "-m", "axm_conformance._worker"]
+    streams: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
+    if sys.platform == "win32":
+        # Windows hands handles down, not descriptors: the worker opens descriptors on these,
+        # the only handles it inherits besides its standard streams.
+        handles = [msvcrt.get_osfhandle(fd) for fd in passed]
+        for handle in handles:
+            os.set_handle_inheritable(handle, True)
+        base = getattr(sys, "_base_executable", sys.executable)
+        if base != sys.executable:
+            # A virtual environment's python.exe is a launcher that runs the base interpreter
+            # as its child, which would make the worker's pid the launcher's: the base one is
+            # run directly, told of the environment, as multiprocessing does (bpo-35797).
+            command[0] = base
+            env = {**env, "__PYVENV_LAUNCHER__": sys.executable}
+        return subprocess.Popen(
+            [*command, *map(str, handles), str(os.getpid())],
+            **streams,
+            cwd=workdir,
+            env=env,
+            close_fds=True,
+            startupinfo=subprocess.STARTUPINFO(lpAttributeList={"handle_list": handles}),
+            creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
+        )
+    uid, gid = credentials or (None, None)
+    return subprocess.Popen(
+        [*command, *map(str, passed), str(os.getpid())],
+        **streams,
+        cwd=workdir,
+        env=env,
+        pass_fds=passed,
+        start_new_session=True,
+        user=uid,
+        group=gid,
+        extra_groups=None if uid is None else [],
+    )
 
 
 class _Resources:
@@ -730,7 +904,18 @@ def _copy_files(source: Path, workdir: Path, owner: tuple[int, int] | None) -> N
         for name in os.listdir(source):
             top = workdir / name
             for path in (top, *(top.rglob("*") if top.is_dir() else ())):
-                os.chown(path, *owner)
+                _give(path, owner)
+
+
+def _give(path: Path | int, owner: tuple[int, int] | None) -> None:
+    """Give a path, or the file open at a descriptor, to ``owner`` when there is one: the user
+    the worker runs as (never on Windows, which cannot switch users)."""
+    if owner is None or sys.platform == "win32":
+        return
+    if isinstance(path, int):
+        os.fchown(path, *owner)
+    else:
+        os.chown(path, *owner)
 
 
 def _remove_tree(path: Path) -> None:
@@ -753,4 +938,8 @@ if __name__ == "__main__":
 
     if sys.argv[1] == "--fork-server":
         sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], serve))
-    sys.exit(serve(*map(int, sys.argv[1:4])))
+    channel_in, channel_out, parent = map(int, sys.argv[1:4])
+    if sys.platform == "win32":  # handles: see _spawn
+        channel_in = msvcrt.open_osfhandle(channel_in, os.O_RDONLY)
+        channel_out = msvcrt.open_osfhandle(channel_out, os.O_WRONLY)
+    sys.exit(serve(channel_in, channel_out, parent))

@@ -7,7 +7,6 @@ import itertools
 import sys
 from collections.abc import Callable, Sequence
 
-from axm_conformance import _platform
 from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError
@@ -48,11 +47,6 @@ def inspect_tools(
     loads the tools, on another core. Raises :class:`LoadError` with a one-line message for a
     reference that cannot be loaded.
     """
-    if not _platform.PLATFORM.posix:
-        raise LoadError(
-            f"{', '.join(refs)} cannot be loaded: the worker process tools run in needs a POSIX "
-            f"system, and {_platform.PLATFORM.system} is not one; run the kit under WSL"
-        )
     config = _worker_config(
         settings,
         "axm_conformance._agent:open_tools",

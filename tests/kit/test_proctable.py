@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -63,11 +64,17 @@ def test_a_killed_process_is_gone_from_both_tables(
     assert sleeper.poll() == -9
 
 
+@pytest.mark.parametrize("system", ["linux", "win32"])
 @pytest.mark.parametrize("way", ["portable"], indirect=True)
-def test_the_sweep_through_psutil_kills_a_worker_and_what_left_its_session(way: str) -> None:
+def test_the_sweep_through_psutil_kills_a_worker_and_what_left_its_session(
+    way: str, system: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By its token, an orphan in a session of its own: also where there are no sessions nor
+    groups to find it by, nor a group to kill (Windows' rules)."""
+    monkeypatch.setattr(sys, "platform", system)
     token = uuid.uuid4().hex
     leader = subprocess.Popen(
-        ["sh", "-c", "setsid sleep 301 & sleep 300"],
+        ["sh", "-c", "(setsid sleep 301 &); sleep 300"],
         env={**os.environ, _sweep.TOKEN_VARIABLE: token},
         start_new_session=True,
     )

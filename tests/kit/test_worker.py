@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pwd
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import axm_conformance
+from axm_conformance import _platform
 from axm_conformance._forkserver import ForkServer
 from axm_conformance._worker import (
     Crash,
@@ -37,10 +39,12 @@ def config(**changes: object) -> WorkerConfig:
     return WorkerConfig(**{**DEFAULTS, **changes})  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module", params=["spawned", "forked"])
+@pytest.fixture(scope="module", params=["spawned", "forked", "threaded"])
 def server(request: pytest.FixtureRequest) -> Iterator[ForkServer | None]:
-    """Every test runs against a spawned worker, and against one forked by a fork server."""
-    if request.param == "spawned":
+    """Every test runs against a spawned worker, against one forked by a fork server, and
+    against a spawned one whose pipes the kit waits on with a thread each (the portable way,
+    which Windows takes) instead of poll()."""
+    if request.param != "forked":
         yield None
         return
     started = fork_server().start()
@@ -49,8 +53,13 @@ def server(request: pytest.FixtureRequest) -> Iterator[ForkServer | None]:
 
 
 @pytest.fixture(autouse=True)
-def launched(server: ForkServer | None, monkeypatch: pytest.MonkeyPatch) -> None:
+def launched(
+    server: ForkServer | None, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(DEFAULTS, "fork_server", server)
+    if request.node.callspec.params["server"] == "threaded":
+        threaded = dataclasses.replace(_platform.PLATFORM, poll_pipes=False)
+        monkeypatch.setattr(_platform, "PLATFORM", threaded)
 
 
 def launcher() -> int | None:

@@ -1,7 +1,9 @@
 """The platform record, and the fallback the kit takes where a Linux feature is missing.
 
 macOS and Windows cannot be run here: their records are simulated, and each test asserts that
-the kit takes the portable way, or says plainly that something is not supported.
+the kit takes the portable way, or says plainly that something is not supported. The code that
+only Windows runs is run here too, with ``sys.platform`` saying win32, wherever it calls nothing
+that only Windows has.
 """
 
 from __future__ import annotations
@@ -11,19 +13,29 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import tomllib
+import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from axm_conformance import _child, _filewatch, _platform, _proctable, _workers
+from axm_conformance import _child, _filewatch, _platform, _proctable, _worker
+from axm_conformance._channel import VALUE, read_frame, read_tail, write_frame
 from axm_conformance._platform import PORTABLE_VARIABLE, Platform, as_root, detect
-from axm_conformance._refs import LoadError
-from axm_conformance._settings import Settings
-from axm_conformance._worker import _credentials, fork_server
+from axm_conformance._worker import _credentials, _never, fork_server
 from tests.conftest import FIXTURES, unsupported
 
-FAST_PATHS = ("procfs", "inotify", "fork_server", "pidfd", "subreaper", "network_namespaces")
+FAST_PATHS = (
+    "poll_pipes",
+    "procfs",
+    "inotify",
+    "fork_server",
+    "pidfd",
+    "subreaper",
+    "network_namespaces",
+)
 
 
 def fast_paths(platform: Platform) -> dict[str, bool]:
@@ -62,11 +74,11 @@ def test_macos_takes_the_portable_way_without_a_memory_limit() -> None:
     assert mac.missing() == ("no memory limit",)
 
 
-def test_windows_cannot_call_tools_and_says_so() -> None:
+def test_windows_takes_the_portable_way_without_a_memory_limit_or_stacks() -> None:
     windows = detect("win32", {})
     assert (windows.system, windows.posix, windows.memory_limit) == ("Windows", False, False)
     assert not any(fast_paths(windows).values())
-    assert windows.missing() == ("tools cannot be called (no POSIX worker)", "no memory limit")
+    assert windows.missing() == ("no memory limit", "no stacks from a hung call")
 
 
 def test_without_rlimit_as_no_address_space_limit_is_set(
@@ -112,21 +124,13 @@ def test_without_proc_processes_are_read_through_psutil(monkeypatch: pytest.Monk
     assert (me.parent, me.group, me.session) == (os.getppid(), os.getpgid(0), os.getsid(0))
 
 
-def test_without_posix_loading_a_tool_is_refused_with_a_reason(
+def test_on_windows_the_kit_is_never_root_nor_switches_users(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    simulate(monkeypatch, posix=False, system="Windows")
-    with pytest.raises(LoadError, match="needs a POSIX system, and Windows is not one; run the"):
-        _workers.inspect_tools(["zoo_axm:SlugTool"], Settings())
-
-
-def test_without_posix_the_kit_is_never_root_nor_switches_users(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    simulate(monkeypatch, posix=False)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    assert not as_root()
+    assert as_root()
     monkeypatch.setattr(sys, "platform", "win32")
+    assert not as_root()
     with pytest.raises(ValueError, match="Windows has no user to switch to"):
         _credentials("nobody")
 
@@ -142,17 +146,109 @@ def test_a_fixture_whose_verdict_needs_the_memory_limit_is_not_run_without_it(
     assert unsupported(needing[0]) == "not run: not supported on macOS (memory_limit)"
 
 
-def test_the_kit_and_its_plugin_import_without_the_posix_only_modules() -> None:
-    """What Windows lacks (psutil needs resource on Linux only, so it is imported first)."""
+def test_the_kit_its_plugin_and_its_worker_import_as_on_windows() -> None:
+    """Nothing POSIX alone has is imported or read at import time on Windows.
+
+    The standard library and the dependencies are imported first, as this system's (they pick
+    their Windows halves at import, which are not here); then the POSIX-only modules are
+    blocked, ``sys.platform`` says win32 and msvcrt is a stand-in.
+    """
     code = (
-        "import sys, psutil\n"
+        "import sys, types, subprocess, select, socket, signal, psutil, asyncio, tempfile\n"
+        "import pytest, hypothesis, jsonschema, pydantic\n"
         "for name in ('fcntl', 'pwd', 'grp', 'resource', 'termios'):\n"
         "    sys.modules[name] = None\n"
+        "sys.modules['msvcrt'] = types.ModuleType('msvcrt')\n"
+        "sys.platform = 'win32'\n"
         "import axm_conformance, _axm_conformance_pytestplugin, axm_conformance._pytest\n"
-        "from axm_conformance import check_tool\n"
+        "from axm_conformance import check_tool, _channel, _child, _forkserver, _worker\n"
+        "from axm_conformance._platform import PLATFORM\n"
+        "assert _channel.STACK_SIGNAL is None\n"
+        "assert (PLATFORM.system, PLATFORM.poll_pipes, PLATFORM.posix) == ('Windows', False, False)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_on_windows_frames_cross_a_pipe_without_readv_or_writev(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A frame larger than a pipe holds, written and read in parts with os.write and os.read."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    for posix_only in ("readv", "writev", "pread"):
+        monkeypatch.delattr(os, posix_only)
+    read_end, write_end = os.pipe()
+    body = os.urandom(3 << 20)
+    writer = threading.Thread(target=write_frame, args=(write_end, VALUE, body, _never))
+    writer.start()
+    try:
+        tag, received = read_frame(read_end, _never)
+    finally:
+        writer.join()
+        os.close(read_end)
+        os.close(write_end)
+    assert (tag, bytes(received)) == (VALUE, body)
+
+
+def test_on_windows_the_stderr_tail_is_read_by_seeking(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.delattr(os, "pread")
+    fd = os.open(tmp_path / "log", os.O_RDWR | os.O_CREAT)
+    try:
+        os.write(fd, b"early " * 100 + b"the end")
+        assert read_tail(fd, 7) == b"the end"
+        assert read_tail(fd, 1 << 20).startswith(b"early ")
+        # A writer sharing the offset goes on at the end.
+        os.write(fd, b"!")
+        assert read_tail(fd, 4) == b"end!"
+    finally:
+        os.close(fd)
+
+
+def test_on_windows_a_worker_sees_its_parent_go_by_looking_it_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows leaves an orphan's parent id as it was: the parent process is looked up."""
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.delattr(os, "getppid")
+    parent = subprocess.Popen(["sleep", "60"])
+    try:
+        here = _child._parent_watch(parent.pid)
+        assert here()
+    finally:
+        parent.kill()
+        parent.wait()
+    assert not here()
+
+
+def test_on_windows_a_worker_gets_its_channel_as_handles_and_the_base_interpreter(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The channel's handles, and only they besides the standard streams, are inherited; a
+    virtual environment's launcher is bypassed so that the worker's pid is the worker's."""
+    started: list[tuple[list[str], dict[str, Any]]] = []
+    inheritable: list[int] = []
+    msvcrt = types.SimpleNamespace(get_osfhandle=lambda fd: 1000 + fd)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(sys, "_base_executable", "/base/python.exe", raising=False)
+    monkeypatch.setattr(_worker, "msvcrt", msvcrt, raising=False)
+    monkeypatch.setattr(os, "set_handle_inheritable", lambda h, _: inheritable.append(h), False)
+    monkeypatch.setattr(subprocess, "STARTUPINFO", dict, raising=False)
+    monkeypatch.setattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200, raising=False)
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append((argv, kw)))
+    _worker._spawn((7, 8), 1, 2, tmp_path, {"PATH": "/bin"}, None)
+    [(argv, options)] = started
+    assert argv == [
+        "/base/python.exe",
+        *("-P", "-m", "axm_conformance._worker", "1007", "1008", str(os.getpid())),
+    ]
+    assert inheritable == [1007, 1008]
+    assert options["startupinfo"] == {"lpAttributeList": {"handle_list": [1007, 1008]}}
+    assert options["close_fds"] and options["creationflags"] == 0x200
+    assert options["env"] == {"PATH": "/bin", "__PYVENV_LAUNCHER__": sys.executable}
+    assert not {"pass_fds", "start_new_session", "user", "group"} & options.keys()
 
 
 def test_without_network_namespaces_a_closed_world_is_not_judged(

@@ -18,12 +18,13 @@ import contextlib
 import dataclasses
 import os
 import shlex
-import signal
+import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from axm_conformance._channel import read_tail
 from axm_conformance._observation import (
     CallableInfo,
     Policy,
@@ -33,6 +34,8 @@ from axm_conformance._observation import (
     SubjectInfo,
     canonical_json,
 )
+from axm_conformance._platform import SYSTEM_VARIABLES
+from axm_conformance._proctable import table
 from axm_conformance._sweep import live_descendants
 from axm_conformance._workdir import Snapshot, snapshot
 from axm_conformance.protocols._base import (
@@ -56,7 +59,6 @@ __all__ = ["McpProtocol", "McpServer", "McpTool", "probe"]
 
 PREFIX = "mcp:"
 # The kit's own variables a server may see: where programs are, and the locale.
-_INHERITED = ("PATH", "LANG")
 # A listing that still gives a next cursor after this many pages does not end.
 _MAX_PAGES = 100
 # The stdio transport's grace for a server whose input closed (the spec's "reasonable time").
@@ -88,9 +90,13 @@ def command_of(ref: str) -> list[str]:
 
 
 def server_env(options: LoadOptions) -> dict[str, str]:
-    """A server's environment: PATH, LANG, the worker's throw-away HOME, and the run's own."""
-    env = {name: os.environ[name] for name in _INHERITED if name in os.environ}
-    env["HOME"] = os.environ.get("HOME", os.getcwd())
+    """A server's environment: the system's variables (PATH, the locale), the worker's
+    throw-away home, and the run's own."""
+    env = {name: os.environ[name] for name in SYSTEM_VARIABLES if name in os.environ}
+    home = os.environ.get("HOME", os.getcwd())
+    env["HOME"] = home
+    if sys.platform == "win32":  # where a Windows program looks for its home
+        env["USERPROFILE"] = home
     env.update(options.env)
     return env
 
@@ -161,9 +167,7 @@ def _stderr_tail(size: int = 4096) -> str:
     """The end of the worker's stderr log, which the server writes to ("" when it is no
     file)."""
     try:
-        length = os.fstat(_WORKER_STDERR).st_size
-        start = max(0, length - size)
-        return os.pread(_WORKER_STDERR, length - start, start).decode("utf-8", "replace")
+        return read_tail(_WORKER_STDERR, size).decode("utf-8", "replace")
     except OSError:
         return ""
 
@@ -422,9 +426,7 @@ def _left_behind(before: set[int], running: set[int]) -> tuple[str, ...]:
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
-    for pid in left:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+    table().kill(list(left))
     return tuple(f"pid {pid}: {line}" for pid, line in left.items())
 
 

@@ -23,6 +23,7 @@ import os
 import queue
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -101,7 +102,9 @@ def cut_off(argv: Sequence[str]) -> list[str]:
     why = can_cut_off()
     if why:
         raise CannotStart(why)
-    alone = ["--net"] if os.geteuid() == 0 else ["--user", "--map-current-user", "--net"]
+    alone = ["--user", "--map-current-user", "--net"]
+    if sys.platform != "win32" and os.geteuid() == 0:
+        alone = ["--net"]
     return ["unshare", *alone, "--", *argv]
 
 
@@ -134,6 +137,9 @@ class Session:
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
         argv = cut_off(self.argv) if self.offline else list(self.argv)
+        if sys.platform == "win32":
+            # CreateProcess looks for NAME.exe alone: `npx` is npx.cmd there, found by PATHEXT.
+            argv[0] = shutil.which(argv[0]) or argv[0]
         try:
             self._process = subprocess.Popen(
                 argv,
