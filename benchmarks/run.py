@@ -51,6 +51,9 @@ a test: no figure is asserted, it is printed (a table) and written to ``benchmar
    N, which at small N still carries that fixed cost), time per tool after the fixed cost
    ((wall(N) - wall(1)) / (N - 1)), the marginal time per added tool, and whether each stays
    flat within 20 % (the largest N against the smallest; the last step against the first).
+8. **Portable way**: the zoo of figure 4 at ``-n 2`` with ``AXM_CONFORMANCE_PORTABLE=1`` against
+   Linux's own paths; and one call's round trip through a worker's channel, the kit waiting on
+   the pipes with poll() against a thread per pipe (``measure_channel``).
 
 The script is importable (``import run`` from ``benchmarks/``): nothing runs on import.
 """
@@ -709,7 +712,50 @@ def measure_portable(refs: Sequence[str], repeats: int, workdir: Path) -> dict[s
         **{name: runs.as_json() for name, runs in series.items()},
         "ratio_portable_over_native": round(portable.median / native.median, 3),
         "cpu_ratio_portable_over_native": round(portable.cpu / native.cpu, 3),
+        "channel": measure_channel(repeats),
     }
+
+
+CHANNEL_CALLS = 3000
+
+
+def measure_channel(repeats: int) -> dict[str, float]:
+    """One call's round trip through a worker's channel, in microseconds of wall and of this
+    process's CPU, the kit waiting on the pipes with poll() and with a thread per pipe (the
+    portable way, Windows' only one): the median of ``repeats`` series of CHANNEL_CALLS calls
+    of a target that does nothing, after one call that starts the worker."""
+    from axm_conformance import _platform
+    from axm_conformance._worker import Worker, WorkerConfig
+
+    native = _platform.PLATFORM
+    found: dict[str, list[tuple[float, float]]] = {"poll": [], "threads": []}
+    try:
+        for _ in range(repeats):
+            for way, per_call in found.items():
+                _platform.PLATFORM = dataclasses.replace(native, poll_pipes=way == "poll")
+                with Worker(WorkerConfig()) as worker:
+                    worker.call("operator:truth")
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    for _ in range(CHANNEL_CALLS):
+                        worker.call("operator:truth")
+                    per_call.append(
+                        (
+                            (time.perf_counter() - wall) / CHANNEL_CALLS * 1e6,
+                            (time.process_time() - cpu) / CHANNEL_CALLS * 1e6,
+                        )
+                    )
+    finally:
+        _platform.PLATFORM = native
+    result = {
+        f"{way}_{what}_us": round(median([pair[index] for pair in pairs]), 1)
+        for way, pairs in found.items()
+        for index, what in enumerate(("wall", "cpu"))
+    }
+    result["ratio_threads_over_poll"] = round(result["threads_wall_us"] / result["poll_wall_us"], 3)
+    result["cpu_ratio_threads_over_poll"] = round(
+        result["threads_cpu_us"] / result["poll_cpu_us"], 3
+    )
+    return result
 
 
 def plugin_import_ms() -> float | None:
@@ -1054,6 +1100,15 @@ def _portable_lines(results: dict[str, Any]) -> Iterator[str]:
         f"  portable / native = {po['ratio_portable_over_native']:.2f} wall, "
         f"{po['cpu_ratio_portable_over_native']:.2f} CPU"
     )
+    channel = po.get("channel")
+    if channel:
+        yield (
+            f"  a call through the channel: poll() {channel['poll_wall_us']:.0f} us "
+            f"({channel['poll_cpu_us']:.0f} us CPU), a thread per pipe "
+            f"{channel['threads_wall_us']:.0f} us ({channel['threads_cpu_us']:.0f} us CPU); "
+            f"threads / poll = {channel['ratio_threads_over_poll']:.2f} wall, "
+            f"{channel['cpu_ratio_threads_over_poll']:.2f} CPU"
+        )
 
 
 def table(results: dict[str, Any]) -> str:

@@ -133,10 +133,12 @@ def _waiting(fd: int, writing: bool) -> Callable[[], None]:
 def _relocate(fd: int) -> int:
     """Move a channel fd out of the way of fds the tool may close or reuse, and off exec.
 
-    On Windows it stays: a descriptor is not inherited there unless asked for (PEP 446), and
-    there is no fcntl to move it with.
+    On Windows it stays where it is (there is no fcntl to move it with), and only stops being
+    inheritable: the kit made its handle so to hand it down, and what a tool starts with
+    inherited handles (``os.system`` does) must not get it.
     """
     if sys.platform == "win32":
+        os.set_inheritable(fd, False)
         return fd
     else:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)

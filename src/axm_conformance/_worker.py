@@ -330,6 +330,9 @@ class Worker:
             fds.extend(os.pipe())
             fds.extend(os.pipe())
             stdout, stderr, to_worker_r, to_worker_w, from_worker_r, from_worker_w = fds
+            if sys.platform == "win32":  # the C runtime's text mode would rewrite line ends
+                for fd in fds:
+                    msvcrt.setmode(fd, os.O_BINARY)
             if sys.platform == "linux":
                 import fcntl
 
@@ -939,7 +942,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--fork-server":
         sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], serve))
     channel_in, channel_out, parent = map(int, sys.argv[1:4])
-    if sys.platform == "win32":  # handles: see _spawn
-        channel_in = msvcrt.open_osfhandle(channel_in, os.O_RDONLY)
-        channel_out = msvcrt.open_osfhandle(channel_out, os.O_WRONLY)
+    if sys.platform == "win32":  # handles, see _spawn; binary, as the kit's ends are
+        channel_in = msvcrt.open_osfhandle(channel_in, os.O_RDONLY | os.O_BINARY)
+        channel_out = msvcrt.open_osfhandle(channel_out, os.O_WRONLY | os.O_BINARY)
     sys.exit(serve(channel_in, channel_out, parent))

@@ -207,6 +207,20 @@ def test_on_windows_the_stderr_tail_is_read_by_seeking(
         os.close(fd)
 
 
+def test_on_windows_the_channel_stays_put_and_is_not_handed_to_what_a_tool_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "platform", "win32")
+    read_end, write_end = os.pipe()
+    os.set_inheritable(read_end, True)
+    try:
+        assert _child._relocate(read_end) == read_end
+        assert not os.get_inheritable(read_end)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 def test_on_windows_a_worker_sees_its_parent_go_by_looking_it_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
