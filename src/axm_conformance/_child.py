@@ -140,7 +140,7 @@ def _relocate(fd: int) -> int:
     if sys.platform == "win32":
         os.set_inheritable(fd, False)
         return fd
-    else:
+    else:  # a block of its own: mypy --platform win32 must not read the POSIX-only names
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         floor = _CHANNEL_FD_FLOOR
         if soft != resource.RLIM_INFINITY:
@@ -165,15 +165,19 @@ def _parent_watch(parent: int) -> Callable[[], bool]:
     """A test of whether the kit that started this worker still runs.
 
     On Windows an orphan's parent id stays the dead parent's, so the process of that id is
-    looked up instead, and must be the one that was there at the start.
+    looked up instead, and must be the one that was there at the start. A kit that cannot be
+    looked up is never taken for gone: the worker then ends when the kit's end of the channel
+    closes, between calls.
     """
     if sys.platform != "win32":
         return lambda: os.getppid() == parent
     first = table().facts(parent)
+    if first is None:
+        return lambda: True
 
     def here() -> bool:
         now = table().facts(parent)
-        return first is not None and now is not None and now.born == first.born
+        return now is not None and now.born == first.born
 
     return here
 

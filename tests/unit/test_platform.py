@@ -235,6 +235,8 @@ def test_on_windows_a_worker_sees_its_parent_go_by_looking_it_up(
         parent.kill()
         parent.wait()
     assert not here()
+    # One that cannot be looked up is never taken for gone (the channel's end tells instead).
+    assert _child._parent_watch(parent.pid)()
 
 
 def test_on_windows_a_worker_gets_its_channel_as_handles_and_the_base_interpreter(
