@@ -234,9 +234,9 @@ def test_what_a_hostile_call_leaves_behind_is_reported(
 @pytest.mark.slow
 def test_a_correct_tool_leaves_nothing_behind() -> None:
     effects = invoke_once("zoo_axm:SlugTool", {"text": "Hello, World"}).side_effects
-    # Other processes may edit the project meanwhile: only the tool's own effects count.
+    # Other processes may edit the project meanwhile (the hostile tools' tests, run beside this
+    # one, write in it): only the tool's own effects count.
     assert [effect for effect in effects if "in the project" not in effect] == []
-    assert "axm-hostile" not in " ".join(effects)
 
 
 def invoke_once(ref: str, input: Any = None) -> Observation:
