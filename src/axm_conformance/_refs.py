@@ -63,7 +63,7 @@ def load(
             if sub_ref == ref:
                 return [(sub_ref, obj, hint)]
         keys = [sub_ref[len(item["base"]) :] for sub_ref, _, _ in loaded if sub_ref != item["base"]]
-        has = f"its tools are {', '.join(keys)}" if keys else "it names no tool of its own"
+        has = f"its tools are {', '.join(keys)}" if keys else _unlisted(item["base"], loaded)
         raise LoadError(f"{ref!r}: {item['base']!r} has no tool {key!r} ({has})")
     own = protocol_of_ref(ref)
     if own is not None:
@@ -73,6 +73,14 @@ def load(
     if ref.startswith(PICKLE_PREFIX):
         return _load_pickled(ref)
     return _load_attribute(ref)
+
+
+def _unlisted(base: str, loaded: Loaded) -> str:
+    """Why ``base``, which gave no tool of its own, gave none: what its protocol says (a server
+    that could not be asked), or that it has none."""
+    own = protocol_of_ref(base)
+    told = [own.unlisted(obj) for _, obj, _ in loaded] if own is not None else []
+    return next((why for why in told if why), "it names no tool of its own")
 
 
 def clean_up(cleanups: Cleanups, run: Runner) -> None:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,8 @@ import zoo_axm
 from axm_conformance import LoadError, SettingsError, check_tool
 from axm_conformance._checks import checks_for
 from tests.conftest import FIXTURES
+
+DYING_SERVER = FIXTURES / "mcp_servers" / "word_server.py"
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixtures_on_path")]
 
@@ -66,6 +69,14 @@ def test_examples_are_certified(pytester: pytest.Pytester) -> None:
             "an input reaches: `handler` (*) or `execute` (*)",
         ),
         ("not_tools:PAIR", "'not_tools:PAIR[[]0]' is a str ('a'), not a tool: *"),
+        # A server that dies at start: why it gave no tools, with what it said.
+        (
+            f"mcp:{shlex.join([sys.executable, str(DYING_SERVER), '--defect', 'exit-at-start'])}"
+            "[word_count]",
+            "*has no tool 'word_count' (it could not be asked for its tools: the server closed "
+            "stdout during server/discover (it exited with status 1); the last line it wrote "
+            "to stderr: \"ModuleNotFoundError: No module named 'wordlib'\")",
+        ),
         (
             "not_tools:add",
             "'not_tools:add' is a synchronous function (add), which no protocol calls: decorate "

@@ -164,7 +164,8 @@ def test_the_kit_its_plugin_and_its_worker_import_as_on_windows() -> None:
         "from axm_conformance import check_tool, _channel, _child, _forkserver, _worker\n"
         "from axm_conformance._platform import PLATFORM\n"
         "assert _channel.STACK_SIGNAL is None\n"
-        "assert (PLATFORM.system, PLATFORM.poll_pipes, PLATFORM.posix) == ('Windows', False, False)\n"
+        "assert PLATFORM.system == 'Windows'\n"
+        "assert not (PLATFORM.poll_pipes or PLATFORM.posix)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -220,6 +220,12 @@ class ToolProtocol:
         ``cleanups``. Raises :class:`LoadError`."""
         raise LoadError(f"{ref!r}: the {cls.title} protocol loads no references of its own")
 
+    @classmethod
+    def unlisted(cls, obj: Any) -> str:
+        """Why the reference that loaded ``obj`` alone gave none of its tools, when something
+        kept it from giving them ("" when it has none)."""
+        return ""
+
     def describe(self) -> SubjectInfo:
         """The tool as the static checks see it."""
         schema, source, error = self.input_schema()

@@ -306,6 +306,8 @@ class McpServer:
     command: list[str]
     options: LoadOptions
     name: str = ""
+    # Why its tools could not be listed at load ("" when they were).
+    unreachable: str = ""
 
     def __repr__(self) -> str:
         return f"<MCP server {shlex.join(self.command)}>"
@@ -487,7 +489,10 @@ class McpProtocol(ToolProtocol):
             tools, _ = _listing(session)
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
-        except WireError:
+        except WireError as exc:
+            last = _stderr_tail().strip().splitlines()[-1:]
+            said = f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
+            server.unreachable = f"{exc}{said}"
             return [(ref, server, cls.name)]
         handshake = connection.handshake
         assert handshake is not None
@@ -501,6 +506,12 @@ class McpProtocol(ToolProtocol):
             key = name if seen[name] == 1 else f"{name}#{seen[name]}"
             loaded.append((f"{ref}[{key}]", McpTool(connection, tool), cls.name))
         return loaded
+
+    @classmethod
+    def unlisted(cls, obj: Any) -> str:
+        if isinstance(obj, McpServer) and obj.unreachable:
+            return f"it could not be asked for its tools: {obj.unreachable}"
+        return ""
 
     def describe(self) -> SubjectInfo:
         if isinstance(self.obj, McpServer):
