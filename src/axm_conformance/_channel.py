@@ -98,16 +98,16 @@ def _write_some(fd: int, views: list[memoryview]) -> int:
     return os.writev(fd, views)
 
 
-def read_tail(fd: int, size: int) -> bytes:
-    """The last size bytes of the file open at fd, read without moving its offset where POSIX
-    allows (Windows has no pread: it seeks, then leaves the offset at the end, where a writer
-    sharing it appends)."""
+def read_tail(fd: int, size: int) -> tuple[int, bytes]:
+    """The last size bytes of the file open at fd, with the offset they start at, read without
+    moving the file's offset where POSIX allows (Windows has no pread: it seeks, then leaves
+    the offset at the end, where a writer sharing it appends)."""
     length = os.fstat(fd).st_size
     start = max(0, length - size)
     if sys.platform == "win32":
         os.lseek(fd, start, os.SEEK_SET)
-        return os.read(fd, length - start)
-    return os.pread(fd, length - start, start)
+        return start, os.read(fd, length - start)
+    return start, os.pread(fd, length - start, start)
 
 
 def error_type(exc: BaseException) -> str:

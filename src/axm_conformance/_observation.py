@@ -28,6 +28,7 @@ __all__ = [
     "canonical_json",
     "first_difference",
     "jsonable",
+    "last_said",
 ]
 
 Origin = Literal["os", "raise", "other"]
@@ -144,6 +145,12 @@ class Policy:
     name_rule: str = ""
     description_required: bool = True
     no_determinism: str = ""
+
+
+def last_said(stderr_tail: str) -> str:
+    """What a server's report adds about its stderr: its last line, or nothing."""
+    last = stderr_tail.strip().splitlines()[-1:]
+    return f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,15 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["PLATFORM", "PORTABLE_VARIABLE", "SYSTEM_VARIABLES", "Platform", "as_root", "detect"]
+__all__ = [
+    "PLATFORM",
+    "PORTABLE_VARIABLE",
+    "SYSTEM_VARIABLES",
+    "Platform",
+    "as_root",
+    "detect",
+    "home_variables",
+]
 
 PORTABLE_VARIABLE = "AXM_CONFORMANCE_PORTABLE"
 # What a process the kit starts takes from its environment besides what it is given: the path,
@@ -98,6 +106,16 @@ def detect(platform: str = sys.platform, environ: Mapping[str, str] = os.environ
 
 # Read by the modules at each use, so that a test can choose the portable way (see conftest).
 PLATFORM = detect()
+
+
+def home_variables(home: str, tmp: str | None = None) -> dict[str, str]:
+    """A process's home (and temporary directory, when ``tmp`` is given) under every name this
+    system's programs read: HOME and TMPDIR; on Windows USERPROFILE, TEMP and TMP as well."""
+    windows = sys.platform == "win32"
+    found = dict.fromkeys(("HOME", "USERPROFILE") if windows else ("HOME",), home)
+    if tmp is not None:
+        found.update(dict.fromkeys(("TMPDIR", "TEMP", "TMP") if windows else ("TMPDIR",), tmp))
+    return found
 
 
 def as_root() -> bool:

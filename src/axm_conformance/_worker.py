@@ -53,7 +53,7 @@ from axm_conformance._channel import (
     write_frame,
 )
 from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
-from axm_conformance._platform import PORTABLE_VARIABLE, SYSTEM_VARIABLES
+from axm_conformance._platform import PORTABLE_VARIABLE, SYSTEM_VARIABLES, home_variables
 from axm_conformance._proctable import table
 from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
 
@@ -233,9 +233,7 @@ class Worker:
         # Runs at close(), or at garbage collection or interpreter exit if close() was forgotten.
         self._finalizer = weakref.finalize(self, self._resources.release)
         self._env = _base_env()
-        home, tmp = str(self._workdir), str(self._workdir / "tmp")
-        # Each system's names for them: Windows reads USERPROFILE, TEMP and TMP.
-        self._env.update(HOME=home, USERPROFILE=home, TMPDIR=tmp, TEMP=tmp, TMP=tmp)
+        self._env.update(home_variables(str(self._workdir), str(self._workdir / "tmp")))
         self._env.update(config.env)
 
     @property
@@ -508,8 +506,7 @@ class _Process:
         kill_strays(self.child.pid, self.token)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.child.wait(_REAP_TIMEOUT)
-        tail = read_tail(self.stderr, _STDERR_TAIL)
-        start = os.fstat(self.stderr).st_size - len(tail)
+        start, tail = read_tail(self.stderr, _STDERR_TAIL)
         recent = tail[max(0, self.call_start - start) :]
         self.ends.close()
         os.close(self.stderr)

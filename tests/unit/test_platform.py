@@ -23,7 +23,13 @@ import pytest
 
 from axm_conformance import _child, _filewatch, _platform, _proctable, _worker
 from axm_conformance._channel import VALUE, read_frame, read_tail, write_frame
-from axm_conformance._platform import PORTABLE_VARIABLE, Platform, as_root, detect
+from axm_conformance._platform import (
+    PORTABLE_VARIABLE,
+    Platform,
+    as_root,
+    detect,
+    home_variables,
+)
 from axm_conformance._worker import _credentials, _never, fork_server
 from tests.conftest import FIXTURES, unsupported
 
@@ -199,11 +205,11 @@ def test_on_windows_the_stderr_tail_is_read_by_seeking(
     fd = os.open(tmp_path / "log", os.O_RDWR | os.O_CREAT)
     try:
         os.write(fd, b"early " * 100 + b"the end")
-        assert read_tail(fd, 7) == b"the end"
-        assert read_tail(fd, 1 << 20).startswith(b"early ")
+        assert read_tail(fd, 7) == (600, b"the end")
+        assert read_tail(fd, 1 << 20) == (0, b"early " * 100 + b"the end")
         # A writer sharing the offset goes on at the end.
         os.write(fd, b"!")
-        assert read_tail(fd, 4) == b"end!"
+        assert read_tail(fd, 4) == (604, b"end!")
     finally:
         os.close(fd)
 
@@ -220,6 +226,21 @@ def test_on_windows_the_channel_stays_put_and_is_not_handed_to_what_a_tool_start
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    ("system", "names"),
+    [
+        ("linux", {"HOME": "/h", "TMPDIR": "/t"}),
+        ("win32", {"HOME": "/h", "USERPROFILE": "/h", "TMPDIR": "/t", "TEMP": "/t", "TMP": "/t"}),
+    ],
+)
+def test_a_home_and_a_temporary_directory_go_by_every_name_the_system_reads(
+    monkeypatch: pytest.MonkeyPatch, system: str, names: dict[str, str]
+) -> None:
+    monkeypatch.setattr(sys, "platform", system)
+    assert home_variables("/h", "/t") == names
+    assert home_variables("/h") == {name: "/h" for name in names if names[name] == "/h"}
 
 
 def test_on_windows_a_worker_sees_its_parent_go_by_looking_it_up(

@@ -9,7 +9,7 @@ behind.
 from __future__ import annotations
 
 from axm_conformance._checks._registry import Context, Found, check, first_few
-from axm_conformance._observation import ServerFacts, SubjectInfo
+from axm_conformance._observation import ServerFacts, SubjectInfo, last_said
 from axm_conformance._outcomes import Finding, not_run, note, warning
 
 __all__: list[str] = []
@@ -31,9 +31,7 @@ def server_handshake(subject: SubjectInfo, context: Context) -> Found:
     """The server starts and answers the version probe or the handshake within the timeout."""
     facts = _facts(subject)
     if facts.started:
-        last = facts.stderr_tail.strip().splitlines()[-1:] if facts.stderr_tail else []
-        said = f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
-        yield f"{facts.started}{said}"
+        yield f"{facts.started}{last_said(facts.stderr_tail)}"
     else:
         yield note(f"speaks {facts.version} ({facts.probe}), answering in {facts.seconds:.2f} s")
 

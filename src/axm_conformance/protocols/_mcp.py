@@ -18,7 +18,6 @@ import contextlib
 import dataclasses
 import os
 import shlex
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,8 +32,9 @@ from axm_conformance._observation import (
     ServerFacts,
     SubjectInfo,
     canonical_json,
+    last_said,
 )
-from axm_conformance._platform import SYSTEM_VARIABLES
+from axm_conformance._platform import SYSTEM_VARIABLES, home_variables
 from axm_conformance._proctable import table
 from axm_conformance._sweep import live_descendants
 from axm_conformance._workdir import Snapshot, snapshot
@@ -93,10 +93,7 @@ def server_env(options: LoadOptions) -> dict[str, str]:
     """A server's environment: the system's variables (PATH, the locale), the worker's
     throw-away home, and the run's own."""
     env = {name: os.environ[name] for name in SYSTEM_VARIABLES if name in os.environ}
-    home = os.environ.get("HOME", os.getcwd())
-    env["HOME"] = home
-    if sys.platform == "win32":  # where a Windows program looks for its home
-        env["USERPROFILE"] = home
+    env.update(home_variables(os.environ.get("HOME", os.getcwd())))
     env.update(options.env)
     return env
 
@@ -167,7 +164,7 @@ def _stderr_tail(size: int = 4096) -> str:
     """The end of the worker's stderr log, which the server writes to ("" when it is no
     file)."""
     try:
-        return read_tail(_WORKER_STDERR, size).decode("utf-8", "replace")
+        return read_tail(_WORKER_STDERR, size)[1].decode("utf-8", "replace")
     except OSError:
         return ""
 
@@ -490,9 +487,7 @@ class McpProtocol(ToolProtocol):
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
         except WireError as exc:
-            last = _stderr_tail().strip().splitlines()[-1:]
-            said = f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
-            server.unreachable = f"{exc}{said}"
+            server.unreachable = f"{exc}{last_said(_stderr_tail())}"
             return [(ref, server, cls.name)]
         handshake = connection.handshake
         assert handshake is not None
