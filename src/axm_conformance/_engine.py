@@ -65,6 +65,7 @@ from axm_conformance._strategies import (
     keywords_exercised,
     valid_inputs,
     variations,
+    without_local_constants,
 )
 from axm_conformance._worker import Crash, Worker
 from axm_conformance._workers import WorkersAhead
@@ -625,7 +626,10 @@ def certify(
             )
     if per_call:
         worker = (workers or WorkersAhead(settings)).take(subject)
-        outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker, progress))
+        # Inputs come from the tool's side only (its schema, source, files), never from the
+        # modules this process imported: see _strategies._constants.
+        with without_local_constants():
+            outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker, progress))
     ordered = tuple(outcomes[check.id] for check in chosen)
     return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed)
 

@@ -50,6 +50,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from axm_conformance._strategies._boundaries import Boundaries
+from axm_conformance._strategies._constants import without_local_constants
 from axm_conformance._strategies._coverage import keywords_exercised, keywords_of
 from axm_conformance._strategies._document import (
     Document,
@@ -85,6 +86,7 @@ __all__ = [
     "keywords_of",
     "valid_inputs",
     "variations",
+    "without_local_constants",
 ]
 
 

@@ -30,7 +30,13 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from axm_conformance._strategies import Mutation, invalid_examples, invalid_inputs, valid_inputs
+from axm_conformance._strategies import (
+    Mutation,
+    invalid_examples,
+    invalid_inputs,
+    valid_inputs,
+    without_local_constants,
+)
 from axm_conformance._validation._adapters import jsonschema_rs_validate
 from axm_conformance._validation._load import Crashed, Judge, Judged, ValidatorLike, resolve
 from axm_conformance._validation._oracle import Oracle, canonical, declared
@@ -282,7 +288,8 @@ def differential(
 
     found: list[Disagreement] = []
     try:
-        probe()
+        with without_local_constants():  # the schemas and instances are the kit's to build
+            probe()
     except Exception as exc:
         if not _collect(exc, found):
             raise
