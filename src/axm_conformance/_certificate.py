@@ -29,6 +29,7 @@ __all__ = [
     "SCHEMA_PATH",
     "BaselineError",
     "baseline_of",
+    "calls_said",
     "certificate",
     "item_record",
     "read_baseline",
@@ -91,6 +92,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             ),
             "input_schema_sha256": _schema_digest(subject.input_schema),
             "seed": tool.seed,
+            "calls": dict(tool.calls) or None,
         },
         "check": {
             "id": outcome.check_id,
@@ -180,6 +182,20 @@ def verdict_line(tool: dict[str, Any]) -> str:
         ran = len(tool["checks"])
         why.append(f"partial: {ran} of {ran + len(tool['checks_not_run'])} checks")
     return f"NOT certified ({'; '.join(why)})"
+
+
+def calls_said(calls: dict[str, int | float] | None) -> str:
+    """What became of a tool's valid calls, as its summary line says it ("" when none were
+    made)."""
+    if not calls:
+        return ""
+    made = ", ".join(f"{calls[kind]} {kind}" for kind in ("served", "refused", "errored"))
+    paced = (
+        f"; rate-limited: backed off {calls['backoffs']} times, {calls['paused']:g} s"
+        if calls.get("backoffs")
+        else ""
+    )
+    return f"; {calls['valid']} valid calls: {made}{paced}"
 
 
 def summary_markdown(document: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import math
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -30,6 +31,7 @@ from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, Context, checks_for
+from axm_conformance._failure import stderr_tail
 from axm_conformance._feeds import (
     CONCURRENCY,
     CRASHING_GUARD,
@@ -71,7 +73,12 @@ from axm_conformance._worker import Crash, Worker
 from axm_conformance._workers import WorkersAhead
 from axm_conformance.protocols import protocol_named
 
-__all__ = ["Progress", "certify"]
+__all__ = ["CALL_KINDS", "Progress", "certify"]
+
+# What became of the valid calls a tool was judged on: made, served (a success that is not an
+# error in disguise), refused (a failed result, an error in disguise, a refusal raised on
+# purpose or by the operating system) and errored (a crash, a hang, an error response).
+CALL_KINDS = ("valid", "served", "refused", "errored")
 
 # Told what a certification is doing: "valid inputs, 42 calls".
 Progress = Callable[[str], None]
@@ -88,6 +95,11 @@ _MOST_VARIED = 25
 _PROGRESS_EVERY = 0.2
 # Inputs a tool served that are sent again with the tool cut off from the network.
 _OFFLINE_CALLS = 3
+# A server's pacing: after this many valid calls in a row refused with one answer the tool had
+# not given before, the kit pauses for each of these seconds in turn until the tool serves
+# again (see _Session.pace).
+_STREAK = 3
+_PAUSES = (1.0, 2.0, 4.0, 8.0, 16.0)
 # Guards are probed with a crashing guard in front on this many valid inputs.
 _CRASHING_GUARD_CALLS = 3
 # Strings that a guard protecting paths, URLs, shells or queries should think twice about.
@@ -117,6 +129,21 @@ _STATUS_PHRASES = {
     frozenset({"returned"}): "returned a value",
     frozenset({"returned", "raised"}): "returned or raised",
 }
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A valid call not yet judged: where its input came from, when the call began, and the
+    shape of its answer when it was not served (see _Session.pace)."""
+
+    call: Call
+    source: str
+    started: float
+    answer: str = ""
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"\d+", "#", text)
 
 
 class _NotRunnable(Exception):
@@ -180,6 +207,20 @@ class _Session:
     # What the tool served, and the refused valid inputs to vary, at most _MOST_VARIED.
     served: Served = field(default_factory=Served)
     refused: list[Call] = field(default_factory=list)
+    # The valid calls judged, by what became of them (see CALL_KINDS), and what the refusals
+    # and errors among them said, by how often.
+    tally: Counter[str] = field(default_factory=Counter)
+    refusals: Counter[str] = field(default_factory=Counter)
+    # The server's pacing (see pace): the valid calls held back while their refusals may be
+    # pacing, the shapes of the answers given outside a streak and of those found to be pacing,
+    # how often the kit backed off and for how long, and when the tool was last called (for
+    # --axm-pace).
+    held: list[_Held] = field(default_factory=list)
+    answers: set[str] = field(default_factory=set)
+    pacing: set[str] = field(default_factory=set)
+    backoffs: int = 0
+    paused: float = 0.0
+    last_call: float = -math.inf
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -240,6 +281,9 @@ class _Session:
             _charge(runs, started)
 
     def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
+        if self.settings.pace:
+            time.sleep(max(self.last_call + self.settings.pace - time.monotonic(), 0.0))
+            self.last_call = time.monotonic()
         self.calls += 1
         if self.progress is not None and time.monotonic() - self.told > _PROGRESS_EVERY:
             self.told = time.monotonic()
@@ -297,7 +341,17 @@ class _Session:
             raise _Stop
         repeat = any(run.check.repeats for run in runs)
         started = time.perf_counter()
-        call = self.call(value, label, feed=feed, repeat=repeat)
+        held = _Held(self.call(value, label, feed=feed, repeat=repeat), source, started)
+        for settled in self.pace(held) if feed is VALID else [held]:
+            self.account(settled, feed, runs)
+
+    def account(self, held: _Held, feed: Feed, runs: list[_Run]) -> None:
+        """Let every check fed by ``feed`` judge a call, and count it."""
+        call, source, started = held.call, held.source, held.started
+        value = call.input
+        answer = held.answer or (self.answer(call.observation) if feed is VALID else "")
+        if answer and answer not in self.pacing:
+            self.answers.add(answer)
         if (
             any(run.check.varies for run in runs)
             and self.subject.result.refused(call.observation)
@@ -305,6 +359,8 @@ class _Session:
         ):
             self.refused.append(call)
         status = call.observation.status
+        if feed is VALID:
+            self.count(call.observation)
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
         if call.observation.exception is not None:
@@ -322,6 +378,106 @@ class _Session:
                 run.sources[source] = run.sources.get(source, 0) + 1
             self.record(run, call)
         _charge(judging or runs, started)
+
+    def answer(self, observation: Observation) -> str:
+        """The shape of what a call was answered when it was not served (its digits left out,
+        so that "retry in 3 s" and "retry in 2 s" are one); "" when it was served or crashed."""
+        model = self.subject.result
+        if observation.result is not None:
+            return "" if model.served(observation) else _shape(model.says(observation.result))
+        if observation.exception is not None:
+            return _shape(observation.exception.summary())
+        return ""
+
+    def pace(self, held: _Held) -> list[_Held]:
+        """The valid calls to judge now, in order: ``held`` and those held back before it.
+
+        A server may refuse every call for a while after a burst of calls (MCP's tools page
+        says servers must rate-limit): such a refusal is the server's pacing, not a defect of
+        the input. When _STREAK calls in a row are answered alike with an answer the tool never
+        gave otherwise, and the tool served calls before them, the kit
+        backs off until the tool serves again (see back_off) and sends the streak's inputs
+        again. When they are then answered otherwise, the streak was pacing: its calls are
+        judged as answered the second time, and that answer never again counts as one the tool
+        gives. Otherwise they are judged as they were answered.
+        """
+        answer = self.answer(held.call.observation)
+        streaking = bool(self.held) and self.held[0].answer == answer
+        if not answer or answer in self.answers or not self.served.inputs:
+            settled, self.held = [*self.held, held], []
+            return settled
+        settled = [] if streaking else self.held
+        self.held = [*(self.held if streaking else []), dataclasses.replace(held, answer=answer)]
+        if len(self.held) < _STREAK:
+            return settled
+        streak, self.held = self.held, []
+        waited = self.back_off()
+        if not waited:
+            return [*settled, *streak]
+        again = [
+            _Held(
+                self.call(
+                    item.call.input,
+                    item.call.label,
+                    feed=VALID,
+                    repeat=item.call.repeat is not None,
+                ),
+                item.source,
+                time.perf_counter(),
+            )
+            for item in streak
+        ]
+        if any(self.answer(item.call.observation) != answer for item in again):
+            self.pacing.add(answer)
+            self.backoffs += 1
+            self.paused += waited
+            return [*settled, *again]
+        return [*settled, *streak]
+
+    def flush(self) -> None:
+        """Judge the valid calls still held back: no streak followed them."""
+        held, self.held = self.held, []
+        runs = [run for run in self.runs if run.check.feed is VALID]
+        for item in held:
+            self.account(item, VALID, runs)
+
+    def back_off(self) -> float:
+        """Pause for growing times until the tool serves again what it served last; the seconds
+        paused, or 0 when it never did within the pauses and the tool's time budget."""
+        model, served = self.subject.result, self.served.inputs[-1]
+        waited = 0.0
+        for pause in _PAUSES:
+            if time.monotonic() + pause > self.deadline:
+                break
+            time.sleep(pause)
+            waited += pause
+            if model.served(self.observe(served, VALID)[0]):
+                return waited
+        return 0.0
+
+    def count(self, observation: Observation) -> None:
+        """Count a valid call as served, refused or errored (see CALL_KINDS)."""
+        model = self.subject.result
+        self.tally["valid"] += 1
+        if model.served(observation):
+            self.tally["served"] += 1
+            return
+        result, exception = observation.result, observation.exception
+        while exception is not None and exception.cause is not None:
+            exception = exception.cause  # a runtime's wrapper: what the tool itself raised
+        errored = observation.status == "crashed" or (
+            exception is not None and exception.origin == "other"
+        )
+        if result is not None and model.error_type and result.type_name == model.error_type:
+            errored = True
+        self.tally["errored" if errored else "refused"] += 1
+        if result is not None:
+            said = model.says(result)
+        elif observation.exception is not None:
+            said = _ended_in(observation.exception)[0]
+        else:
+            said = observation.crash_kind or observation.rejected_because or observation.status
+        self.refusals[said] += 1
 
     def record(self, run: _Run, call: Call) -> None:
         """Let ``run``'s check judge ``call``, and keep what it found."""
@@ -413,6 +569,55 @@ class _Session:
         label = call.label.removesuffix(_REPLAYED).rstrip()
         entry = json.dumps({"input": call.input, "label": label}, sort_keys=True)
         self.database.save(_failure_key(self.subject, run.check), entry.encode())
+
+    def reproduce(self, run: _Run) -> None:
+        """Call a failure's input once more, alone, in a fresh worker (a fresh server), as its
+        reproduction will: after a pause when the tool refused it, as pacing would.
+
+        A refusal that does not happen again is not blamed on the input: it came from the
+        server's pacing or from what earlier calls left, and the failure is dropped with a note.
+        Any other failure that does not happen again is kept, saying so. A call that hung or
+        killed the process is not made again: it would cost a whole timeout, and the crash is
+        a fact.
+        """
+        assert run.failure is not None
+        call, violations = run.failure
+        observation = call.observation
+        if observation.status == "crashed" or time.monotonic() > self.deadline:
+            return
+        refusal = observation.result is not None and not self.subject.result.served(observation)
+        self.worker.restart()
+        if refusal:
+            time.sleep(_PAUSES[0])
+        again = self.call(
+            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
+        )
+        found = self.violations(run.check, again)
+        if found and _severe(found) == _severe(violations):
+            return
+        if refusal:
+            run.failure = None
+            run.notes.append(
+                note(
+                    f"not blamed on an input: {violations[0]}; called again alone in a fresh "
+                    f"worker after a pause, {self.happened(again.observation)} (the server's "
+                    "pacing, or what earlier calls left)"
+                )
+            )
+            return
+        second = f"found only a warning: {found[0]}" if found else "found nothing"
+        alone = (
+            f"called again alone in a fresh worker: {self.happened(again.observation)}; this "
+            f"check then {second}: the failure depends on the calls made before it"
+        )
+        severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
+        run.failure = (call, (*violations, Finding(alone, severity)))
+
+    def happened(self, observation: Observation) -> str:
+        """What one call came to, in a few words, served or not."""
+        if self.subject.result.served(observation):
+            return "it was served"
+        return _happened(observation)
 
     def confirm(self, run: _Run) -> None:
         """Call a failure's input once more: a failure that does not happen again is flaky,
@@ -543,8 +748,22 @@ def _happened(observation: Observation) -> str:
 # What lets the kit reach a tool's domain, said where every call ended in an error.
 _REACH_HINT = (
     "To let the kit reach the tool's domain, give the input schema values the tool serves "
-    "(`examples`, `default`, `enum`), or the files it works on with --axm-worker-files"
+    "(`examples`, `default`, `enum`), the files it works on (--axm-worker-files) or, for a "
+    "server, the environment it needs (--axm-mcp-env)"
 )
+
+
+def _unserved(session: _Session) -> str:
+    """Why a check of valid calls judged nothing: none was served; what they were answered
+    most often, with counts."""
+    tally = session.tally
+    made = ", ".join(f"{tally[kind]} {kind}" for kind in CALL_KINDS[1:])
+    answers = ", ".join(f"{said!r} in {n}" for said, n in session.refusals.most_common(3))
+    answered = f"; the most frequent answers: {answers}" if answers else ""
+    return (
+        f"inconclusive: no valid call was served ({tally['valid']} valid calls: {made})"
+        f"{answered}. {_REACH_HINT}"
+    )
 
 
 def _errors(session: _Session, feed: Feed) -> str:
@@ -596,9 +815,13 @@ def certify(
     chosen = checks_for(subject.kind, check_ids or settings.checks)
     context = Context(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
+    calls: dict[str, int | float] = {}
     per_call: list[Check] = []
     refusal = settings.refusal(subject.effects)
     refused = None if refusal is None else not_run(refusal)
+    # A server is observed when it is described, not by its checks, which only judge what was
+    # seen: the first of them that runs is charged that time.
+    unpaid = subject.server.duration if subject.server is not None else 0.0
     for check in chosen:
         exempt = settings.exemption(check.opt_out, subject.name)
         reason = (
@@ -622,16 +845,18 @@ def certify(
                 check.title,
                 _status(violations, settings) if violations else Status.PASSED,
                 violations or found,
-                duration=time.perf_counter() - started,
+                duration=time.perf_counter() - started + unpaid,
             )
+            unpaid = 0.0
     if per_call:
         worker = (workers or WorkersAhead(settings)).take(subject)
         # Inputs come from the tool's side only (its schema, source, files), never from the
         # modules this process imported: see _strategies._constants.
         with without_local_constants():
-            outcomes.update(_fuzz(subject, per_call, context, settings, seed, worker, progress))
+            fuzzed, calls = _fuzz(subject, per_call, context, settings, seed, worker, progress)
+        outcomes.update(fuzzed)
     ordered = tuple(outcomes[check.id] for check in chosen)
-    return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed)
+    return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed, calls=calls)
 
 
 def _fuzz(
@@ -642,7 +867,9 @@ def _fuzz(
     seed: int,
     worker: Worker,
     progress: Progress | None,
-) -> dict[str, Outcome]:
+) -> tuple[dict[str, Outcome], dict[str, int | float]]:
+    """The outcomes of the per-call checks, and what became of the valid calls (CALL_KINDS;
+    with ``backoffs`` and ``paused`` seconds when the server's pacing made the kit back off)."""
     started = time.perf_counter()
     runs = [_Run(check) for check in checks]
     # The worker is closed whatever happens, also when the tool turns out not to be callable.
@@ -670,12 +897,15 @@ def _fuzz(
             session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
                 session.phase = "valid inputs"
-                session.replay(VALID)
-                for example in boundary:
-                    session.judge_example(example, f"boundary example: {example.label}")
-                for example in placed:
-                    session.judge_example(example, example.label)
-                session.explore(seed, feed=VALID)
+                try:
+                    session.replay(VALID)
+                    for example in boundary:
+                        session.judge_example(example, f"boundary example: {example.label}")
+                    for example in placed:
+                        session.judge_example(example, example.label)
+                    session.explore(seed, feed=VALID)
+                finally:
+                    session.flush()
                 session.phase = "variations of refused inputs"
                 session.vary_refused()
             session.finish(VALID)
@@ -696,20 +926,27 @@ def _fuzz(
                     shrinking = time.perf_counter()
                     session.shrink(run, seed)
                     if not run.check.repeats:  # a check that repeats compares two calls itself
-                        session.confirm(run)
+                        session.reproduce(run)
+                        if run.failure is not None:
+                            session.confirm(run)
                     session.save(run)
                     _charge([run], shrinking)
         except _NotRunnable as exc:
             message = not_run(f"not run: {exc}")
             _share_the_rest(runs, time.perf_counter() - started)
-            return {
+            outcomes = {
                 run.check.id: Outcome(
                     run.check.id, run.check.title, Status.ERROR, (message,), duration=run.seconds
                 )
                 for run in runs
             }
+            return outcomes, {}
     _share_the_rest(runs, time.perf_counter() - started)
-    return {run.check.id: _outcome(run, session, run.seconds) for run in runs}
+    outcomes = {run.check.id: _outcome(run, session, run.seconds) for run in runs}
+    calls: dict[str, int | float] = {kind: session.tally[kind] for kind in CALL_KINDS}
+    if session.backoffs:
+        calls |= {"backoffs": session.backoffs, "paused": round(session.paused, 1)}
+    return outcomes, calls
 
 
 def _charge(runs: list[_Run], started: float) -> None:
@@ -801,9 +1038,19 @@ def _worker_file_names(settings: Settings) -> list[str]:
 
 
 def _outcome(run: _Run, session: _Session, duration: float) -> Outcome:
-    """The outcome of one per-call check, with the statistics of its inputs."""
+    """The outcome of one per-call check, with the statistics of its inputs.
+
+    A check of valid calls that found nothing is inconclusive when no valid call was served:
+    it judged only refusals and errors, and a tool is certified only on what it serves.
+    """
+    outcome = _verdict(run, session, duration)
+    tally = session.tally
+    if outcome.status is Status.PASSED and run.check.feed is VALID and not tally["served"]:
+        outcome = dataclasses.replace(
+            outcome, status=Status.INCONCLUSIVE, findings=(not_run(_unserved(session)),)
+        )
     return dataclasses.replace(
-        _verdict(run, session, duration),
+        outcome,
         discarded=session.discarded if run.check.feed is VALID else 0,
         invalid_inputs=(
             sum(session.statuses.get(INVALID, {}).values()) if run.check.feed is INVALID else 0
@@ -870,12 +1117,13 @@ def _evidence(call: Call, *, callable_by_hand: bool, in_process: bool = True) ->
     if observation.exception is not None:
         traceback = observation.exception.traceback
     elif observation.stderr_tail:
-        heading = (
-            "where it was when it was stopped:"
+        # A hung call's stacks list the innermost frame first: only stderr is cut to its end.
+        heading, tail = (
+            ("where it was when it was stopped:", observation.stderr_tail)
             if observation.crash_kind == "timeout" and in_process
-            else "what the process wrote to stderr last:"
+            else ("what the process wrote to stderr last:", stderr_tail(observation.stderr_tail))
         )
-        traceback = f"{heading}\n{observation.stderr_tail}"
+        traceback = f"{heading}\n{tail}"
     return Evidence(call.input, call.label, traceback, callable_by_hand)
 
 

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from axm_conformance._options import option_arguments
+from axm_conformance._options import OPTIONS
 from axm_conformance.protocols import protocol_named
 
 if TYPE_CHECKING:
     from axm_conformance._report import Outcome, ToolReport
     from axm_conformance._settings import Settings
 
-__all__ = ["elided", "format_failure", "reproduction"]
+__all__ = ["elided", "format_failure", "reproduction", "stderr_tail"]
 
 _INDENT = "    "
 # A line of a report longer than this shows its start and its end: the report stays readable,
 # and the certificate and the reproduction keep the whole value.
 _LONGEST = 1000
+# What a process wrote to stderr shows its last lines, as many as fit in both of these: its last
+# words come at the end, and what came before is most often more of the same.
+_TAIL_LINES = 12
+_TAIL_BYTES = 2 * _LONGEST
 
 
 def elided(text: str, limit: int = _LONGEST) -> str:
@@ -29,26 +33,94 @@ def elided(text: str, limit: int = _LONGEST) -> str:
     return f"{text[:head]} ... ({len(text) - head - tail:,} characters left out) ... {text[-tail:]}"
 
 
+def stderr_tail(text: str) -> str:
+    """The end of what a process wrote to stderr: its last lines, at most ``_TAIL_LINES`` of
+    them in ``_TAIL_BYTES`` (at least the last one, whatever its length), after a line saying
+    what was left out before them."""
+    lines = text.rstrip().splitlines()
+    kept, size = 0, 0
+    for line in reversed(lines):
+        size += len(line.encode()) + 1
+        if kept and (kept == _TAIL_LINES or size > _TAIL_BYTES):
+            break
+        kept += 1
+    left = lines[: len(lines) - kept]
+    if not left:
+        return "\n".join(lines)
+    count = f"{len(left)} earlier line{'s' if len(left) > 1 else ''}"
+    dropped = sum(len(line.encode()) + 1 for line in left)
+    shown = f"{dropped:,} bytes" if dropped < 1000 else f"{dropped / 1000:.1f} kB"
+    return "\n".join([f"... {count} ({shown}) left out", *lines[-kept:]])
+
+
+# What a call in the user's own process cannot give the tool as the run's worker did: another
+# user, copies of the worker files, a server's added environment, and calls as root of a tool
+# that writes files or runs commands (made in a throw-away directory, not the user's). A failure
+# found with any of these is reproduced through the worker only.
+_WORKER_ONLY = ("worker_user", "worker_files", "mcp_env", "allow_root")
+
+
+def _reproduced(settings: Settings) -> dict[str, Any]:
+    """The settings a reproduction repeats, by field, where they differ from the defaults: those
+    whose option changes what a run finds (what the tool is given, the world it runs in, what
+    is judged, and strictness, under which a warning is searched for and reported as a
+    failure)."""
+    changed = settings.non_defaults()
+    return {
+        option.setting: changed[option.setting]
+        for option in OPTIONS
+        if option.setting in changed and option.reproduces
+    }
+
+
 def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list[str]:
-    """A pytest command that re-runs exactly this check, then Python that makes the same call."""
+    """A pytest command that re-runs exactly this check, then Python that does it again: the
+    same call in this process when that is no less contained than the run was (but for the
+    worker's time and memory limits, which a comment says are missing), else the same check
+    through :func:`check_tool` and the kit's worker, with every setting the run had."""
+    reproduced = _reproduced(settings)
     options = ["pytest", "--axm-conformance", f"--axm-tool={tool.subject.ref}"]
     options.append(f"--axm-check={outcome.check_id}")
     options.append(f"--axm-seed={tool.seed}")
-    options += option_arguments(settings)
+    options += [
+        spelling
+        for option in OPTIONS
+        if option.setting in reproduced
+        for spelling in option.spelled(reproduced[option.setting])
+    ]
     lines = [_INDENT + shlex.join(options)]
     call = protocol_named(tool.subject.protocol).call_snippet
     evidence = outcome.evidence
-    if evidence is not None and call and evidence.callable_by_hand:
+    if evidence is None or not call or not evidence.callable_by_hand:
+        return lines
+    if any(name in reproduced for name in _WORKER_ONLY):
+        arguments = [repr(tool.subject.ref), f"checks={(outcome.check_id,)!r}"]
+        arguments.append(f"seed={tool.seed}")
+        arguments += [f"{name}={value!r}" for name, value in reproduced.items()]
+        snippet = [
+            "from axm_conformance import check_tool",
+            f"report = check_tool({', '.join(arguments)})",
+            f"(found,) = [found for found in report.tools if found.key == {tool.key!r}]",
+            f"outcome = found.outcome({outcome.check_id!r})",
+            r"print(outcome.status, outcome.input, *outcome.messages, sep='\n')",
+            "# through the kit's worker, contained as the run was: a call in this process "
+            "(load_tool) would not be",
+        ]
+    else:
+        protocol = reproduced.get("protocol")
+        loaded = repr(tool.subject.ref) + (f", protocol={protocol!r}" if protocol else "")
         # Printed, so that the snippet shows the result when pasted into a script.
         statement = f"print({call.format(input=repr(evidence.input))})"
         snippet = ["import asyncio"] if "asyncio." in call else []
         snippet += [
             "from axm_conformance import load_tool",
-            f"tool = load_tool({tool.subject.ref!r})",
+            f"tool = load_tool({loaded})",
             statement,
+            "# in this process: as you, in the current directory, with no timeout or memory "
+            "limit; the pytest command runs it contained, as the run did",
         ]
-        lines.append("or in Python:")
-        lines.extend(_INDENT + line for line in snippet)
+    lines.append("or in Python:")
+    lines.extend(_INDENT + line for line in snippet)
     return lines
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Self
 
 from axm_conformance import _platform
+from axm_conformance._proctable import table
 
 __all__ = ["ForkServer", "Forked", "serve_forks"]
 
@@ -69,6 +70,7 @@ class ForkServer:
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._forked = False
         self.broken = False
 
     @property
@@ -81,6 +83,14 @@ class ForkServer:
         """Whether forks can be asked for (Linux with pidfds, the portable way not forced; the
         server has not failed)."""
         return _platform.PLATFORM.fork_server and not self.broken
+
+    @property
+    def died(self) -> bool:
+        """Whether the server has died after forking workers, which follow it. Nothing of the
+        kit's ends it before :meth:`close`: something else killed it, a tool's call, say. One
+        that dies before its first fork is not counted: it cannot start, and workers spawn."""
+        with self._lock:
+            return self._forked and self._process is not None and self._process.poll() is not None
 
     def start(self) -> Self:
         """Start the server process, without waiting for its imports. A server that cannot
@@ -143,6 +153,7 @@ class ForkServer:
                 self.broken = True
                 raise OSError(reply[1:].decode("utf-8", "replace") or "the fork server is gone")
             (pid,) = _PID_FORMAT.unpack(reply[1:])
+            self._forked = True
             return Forked(pid, fds[0], self)
 
     def reap(self, pid: int) -> None:
@@ -181,10 +192,12 @@ class Forked:
         self._server = server
 
     def exited(self) -> bool:
-        """Whether the worker has exited, without reaping it."""
+        """Whether the worker has exited, without reaping it; also once the server has, for its
+        workers follow it. The server writes the status a moment after the worker died; the
+        process table shows a dead worker at once (unreaped, its pid is not reused)."""
         if self.returncode is not None:
             return True
-        return bool(select.select([self.exit_fd], [], [], 0)[0])
+        return bool(select.select([self.exit_fd], [], [], 0)[0]) or table().facts(self.pid) is None
 
     def wait(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for the worker's exit, then have it reaped."""

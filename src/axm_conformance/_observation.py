@@ -11,6 +11,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from axm_conformance._disguise import error_form
+from axm_conformance._workdir import Change
+
 __all__ = [
     "CONTENT_BLOCKS",
     "PROGRAMMING_ERRORS",
@@ -101,14 +104,47 @@ class ResultModel:
         name, value = self.success
         return result.fields.get(name, value) is value
 
+    def disguised(self, result: ResultFacts) -> str:
+        """Why a result that reports a success is an error in disguise (see
+        :mod:`axm_conformance._disguise`); "" when it is none, or reports no success."""
+        if not self.succeeded(result) or result.truncated:
+            return ""
+        if result.resembled_error:
+            return f"it takes the form of the error {result.resembled_error[:100]!r} it gave"
+        for name in (self.structured_field or "value", "content"):
+            if name in result.fields:
+                found = error_form(result.fields[name])
+                if found:
+                    return found
+        return ""
+
     def served(self, observation: Observation) -> bool:
-        """Whether a call returned a result that reports a success."""
-        return observation.result is not None and self.succeeded(observation.result)
+        """Whether a call was served: it returned a success that is not an error in disguise."""
+        result = observation.result
+        return result is not None and self.succeeded(result) and not self.disguised(result)
 
     def refused(self, observation: Observation) -> bool:
-        """Whether a call returned a result that reports a failure (not whether it raised or
-        crashed)."""
-        return observation.result is not None and not self.succeeded(observation.result)
+        """Whether a call returned a result that reports a failure, or a success that is an
+        error in disguise (not whether it raised or crashed)."""
+        return observation.result is not None and not self.served(observation)
+
+    def says(self, result: ResultFacts) -> str:
+        """What a result says, in one line: its error, else its text, else its JSON."""
+        fields = result.fields
+        error = fields.get("error")
+        if isinstance(error, dict):
+            error = error.get("message")
+        if isinstance(error, str) and error.strip():
+            return _one_line(error)
+        for name in ("content", self.structured_field or "value"):
+            value = fields.get(name)
+            if isinstance(value, list):
+                value = "".join(
+                    str(block.get("text", "")) for block in value if isinstance(block, dict)
+                )
+            if isinstance(value, str) and value.strip():
+                return _one_line(value)
+        return _one_line(canonical_json({k: v for k, v in fields.items() if k != self.success[0]}))
 
 
 @dataclass(frozen=True)
@@ -147,6 +183,12 @@ class Policy:
     no_determinism: str = ""
 
 
+def _one_line(text: str, limit: int = 100) -> str:
+    """A text on one line, shortened to ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 def last_said(stderr_tail: str) -> str:
     """What a server's report adds about its stderr: its last line, or nothing."""
     last = stderr_tail.strip().splitlines()[-1:]
@@ -166,6 +208,12 @@ class ServerFacts:
     version. ``exited``
     says whether the server exited within ``exit_grace`` seconds of its input closing (None when
     it never started), ``leftovers`` the processes it left running.
+
+    Once it exited so, it is started again, each tool it listed is called once, and it is closed
+    the same way: ``called`` names the tools that answered, ``exited_after_calls`` and
+    ``leftovers_after_calls`` say how it ended then (None and () when that session was not
+    closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
+    the server, a handshake not answered again; "" when it did not).
     """
 
     started: str
@@ -182,6 +230,11 @@ class ServerFacts:
     exited: bool | None = None
     leftovers: tuple[str, ...] = ()
     stderr_tail: str = ""
+    called: tuple[str, ...] = ()
+    exited_after_calls: bool | None = None
+    leftovers_after_calls: tuple[str, ...] = ()
+    calls_ended: str = ""
+    duration: float = 0.0  # seconds it took to observe, charged to the server's checks
 
 
 @dataclass(frozen=True)
@@ -279,7 +332,8 @@ class ResultFacts:
     a lower bound. ``wire_errors`` says where a result that came over a wire broke its
     protocol's message format (the official schema, stray output), one sentence each.
     ``changes`` says what the call changed in the tool's working directory, where the protocol
-    watches it ("created notes.txt", "appended to log.txt", "overwrote a.txt", "deleted b.txt"),
+    watches it, one :class:`Change` per file ("created notes.txt", "appended to log.txt",
+    "rewrote notes.json keeping its content", "overwrote a.txt", "deleted b.txt"),
     and ``state`` is a digest of that directory after the call ("" where it is not watched).
     ``resembled_error`` is, for a success whose only text takes the form of the tool's own error
     messages, the error message it resembles ("" otherwise, or where it is not known).
@@ -295,7 +349,7 @@ class ResultFacts:
     truncated: bool
     fingerprint: str
     wire_errors: tuple[str, ...] = ()
-    changes: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
     state: str = ""
     resembled_error: str = ""
 

@@ -16,7 +16,6 @@ __all__ = [
     "NONDETERMINISTIC_HELP",
     "OPTIONS",
     "Option",
-    "option_arguments",
     "parse_assignments",
 ]
 
@@ -165,6 +164,18 @@ OPTIONS: tuple[Option, ...] = (
         reproduces=True,
     ),
     Option(
+        "--axm-pace",
+        "axm_pace",
+        "Seconds to wait between two calls of a tool at least: for a server whose rate limit "
+        "is known (0.6 keeps under 100 calls a minute). Default: 0, and the kit backs off by "
+        "itself when a server starts refusing after a burst of calls.",
+        metavar="SECONDS",
+        setting="pace",
+        parse=float,
+        expected="a number of seconds",
+        reproduces=True,
+    ),
+    Option(
         "--axm-worker-user",
         "axm_worker_user",
         "Run tool code as this unprivileged user (when pytest runs as root), in its throw-away "
@@ -267,6 +278,7 @@ OPTIONS: tuple[Option, ...] = (
         "tool too.",
         setting="strict",
         switch=True,
+        reproduces=True,
     ),
     Option(
         "--axm-require-certified",
@@ -296,15 +308,3 @@ NONDETERMINISTIC_HELP = (
     "Tools exempt from the determinism check, one 'TOOL NAME: reason' per line; the reason is "
     "shown where the check would have run."
 )
-
-
-def option_arguments(settings: Any) -> list[str]:
-    """The options that give a run ``settings`` where they differ from the defaults and change
-    what the run finds (for a reproduction command)."""
-    changed = settings.non_defaults()
-    return [
-        spelling
-        for option in OPTIONS
-        if option.reproduces and option.setting in changed
-        for spelling in option.spelled(changed[option.setting])
-    ]

@@ -26,6 +26,7 @@ from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
     BaselineError,
     baseline_of,
+    calls_said,
     certificate,
     item_record,
     read_baseline,
@@ -322,8 +323,15 @@ class ConformancePlugin:
             else "seeds derived from each tool's key and input schema (the Hypothesis profile "
             "derandomizes), printed per tool"
         )
+        # A server is certified as a subject of its own, beside the tools it lists.
+        kinds = Counter(subject.kind for subject in self.subjects)
+        counted = ", ".join(
+            f"{kinds[kind]} {kind}{'' if kinds[kind] == 1 else 's'}"
+            for kind in ("server", "tool")
+            if kinds[kind] or kind == "tool"
+        )
         lines = [
-            f"axm-conformance {__version__}: {len(self.subjects)} tools, {seed}, "
+            f"axm-conformance {__version__}: {counted}, {seed}, "
             f"{self.settings.examples} examples per tool, {self.settings.timeout:g} s per call",
         ]
         if CONTRACT.exists():
@@ -484,7 +492,8 @@ class ConformancePlugin:
             seconds = sum(check["duration"] for check in tool["checks"])
             terminalreporter.write_line(
                 f"{tool['key']} ({tool['protocol']}): {verdict_line(tool)} "
-                f"({tally}{seed}, {seconds:.2f} s)" + (f": {', '.join(failed)}" if failed else "")
+                f"({tally}{seed}, {seconds:.2f} s{calls_said(tool.get('calls'))})"
+                + (f": {', '.join(failed)}" if failed else "")
             )
             if stats:
                 for line in _stats(tool["checks"]):

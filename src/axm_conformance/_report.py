@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from axm_conformance._certificate import certificate, item_record
@@ -66,12 +66,15 @@ class Outcome:
 
 @dataclass(frozen=True)
 class ToolReport:
-    """Every outcome for one tool, and the seed its inputs were generated from."""
+    """Every outcome for one tool, the seed its inputs were generated from, and what became of
+    its valid calls: how many were made, served, refused and errored (empty when no per-call
+    check ran)."""
 
     subject: SubjectInfo
     key: str
     outcomes: tuple[Outcome, ...]
     seed: int
+    calls: dict[str, int | float] = field(default_factory=dict)
 
     @property
     def verdict(self) -> Verdict:

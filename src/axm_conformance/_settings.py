@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import random
 import re
@@ -46,7 +47,8 @@ class Settings:
     (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
     copied into the worker's working directory before it starts, ``allow_root`` to call tools
     that declare write or execute access as root, ``sys_path`` entries the worker imports tools
-    from, ``mcp_env`` (name, value) pairs an MCP server's environment gets.
+    from, ``mcp_env`` (name, value) pairs an MCP server's environment gets, ``pace`` the
+    seconds to leave at least between two calls of a tool (0: none).
     """
 
     examples: int = 100
@@ -65,6 +67,7 @@ class Settings:
     allow_root: bool = False
     sys_path: tuple[str, ...] = ()
     mcp_env: tuple[tuple[str, str], ...] = ()
+    pace: float = 0.0
 
     def __post_init__(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
@@ -93,6 +96,14 @@ class Settings:
             raise SettingsError(
                 "tool_budget",
                 f"tool_budget must be a positive number of seconds, not {self.tool_budget!r}",
+            )
+        if (
+            isinstance(self.pace, bool)
+            or not isinstance(self.pace, int | float)
+            or not (0 <= self.pace < math.inf)
+        ):
+            raise SettingsError(
+                "pace", f"pace must be a number of seconds, 0 or more, not {self.pace!r}"
             )
         if self.seed is not None:
             _whole(self.seed, "seed", minimum=0)

@@ -1,24 +1,56 @@
-"""What a call changed in a working directory: files created, appended to, overwritten, deleted.
+"""What a call changed in a working directory: files created, appended to, rewritten keeping
+their content, overwritten, deleted.
 
 A tool served from another process works in the worker's throw-away directory; its declared
 behaviour (read-only, additive only, idempotent) is held to what a call does there. Files are
 compared by content, so a file written again with the same bytes has not changed, and a file
-whose old content is the start of its new content was appended to, not overwritten. Entries at
-the top whose name starts with a dot are left out: the kit's own logs, and what programs keep in
-their home (caches, configuration), which the directory also is.
+whose old content is the start of its new content was appended to, not overwritten. A small file
+written anew is compared by meaning: it was extended when its old content survives in the new
+(its JSON values, or else its lines: see :func:`_lost`), and overwritten when some is gone.
+Entries at the top whose name starts with a dot are left out: the kit's own logs, and what
+programs keep in their home (caches, configuration), which the directory also is.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
-__all__ = ["Snapshot", "snapshot"]
+__all__ = ["Change", "Snapshot", "snapshot"]
 
 # Larger files are compared by size and modification time only.
 _HASHED = 4 * 1024 * 1024
+# The content of files up to this size is kept, up to the second bound for a whole snapshot, so
+# that a rewrite can be compared by meaning; a larger file written anew counts as overwritten.
+_KEPT = 1024 * 1024
+_KEPT_IN_ALL = 32 * _KEPT
+
+ChangeKind = Literal["created", "appended", "extended", "overwrote", "deleted"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a call did to one file. ``kind`` is ``extended`` for a file written anew that kept
+    its old content; ``lost`` is, for an overwrite, the first old value or line the new content
+    lacks ("" when it cannot be told: a large or binary file)."""
+
+    kind: ChangeKind
+    path: str
+    lost: str = ""
+
+    def __str__(self) -> str:
+        if self.kind == "appended":
+            return f"appended to {self.path}"
+        if self.kind == "extended":
+            return f"rewrote {self.path} keeping its content"
+        if self.lost:
+            return f"{self.kind} {self.path}, losing {self.lost}"
+        return f"{self.kind} {self.path}"
 
 
 @dataclass(frozen=True)
@@ -28,6 +60,7 @@ class _File:
     # What stat says of the file: when it is unchanged, so is the digest (not read again).
     # Not compared: a file rewritten with the same bytes has not changed.
     stamp: tuple[int, int, int] = field(default=(0, 0, 0), compare=False)
+    content: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -42,43 +75,46 @@ class Snapshot:
         text = "\n".join(f"{path}\0{entry.digest}" for path, entry in sorted(self.files.items()))
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
-    def changes(self, after: Snapshot) -> tuple[str, ...]:
-        """What happened between this snapshot and ``after``, one phrase per file."""
+    def changes(self, after: Snapshot) -> tuple[Change, ...]:
+        """What happened between this snapshot and ``after``, one change per file."""
         found = []
         for path in sorted(self.files.keys() | after.files.keys()):
             old, new = self.files.get(path), after.files.get(path)
             if old == new:
                 continue
             if old is None:
-                found.append(f"created {path}")
+                found.append(Change("created", path))
             elif new is None:
-                found.append(f"deleted {path}")
-            elif new.size > old.size and _prefix_digest(after.root, path, old.size) == old.digest:
-                found.append(f"appended to {path}")
+                found.append(Change("deleted", path))
             else:
-                found.append(f"overwrote {path}")
+                found.append(_rewritten(after.root, path, old, new))
         return tuple(found)
 
 
 def snapshot(root: str, previous: Snapshot | None = None) -> Snapshot:
     """The files under ``root`` now (top-level dot entries left out). A file whose size,
-    modification time and inode are those ``previous`` saw keeps its digest unread."""
+    modification time and inode are those ``previous`` saw keeps its digest (and content)
+    unread."""
     known = previous.files if previous is not None and previous.root == root else {}
     files: dict[str, _File] = {}
+    room = _KEPT_IN_ALL
     for directory, names, filenames in os.walk(root):
         if directory == root:
             names[:] = [name for name in names if not name.startswith(".")]
             filenames = [name for name in filenames if not name.startswith(".")]
-        for name in filenames:
+        # In order, so that which files' content fits in the bound does not vary by file system.
+        names.sort()
+        for name in sorted(filenames):
             path = os.path.join(directory, name)
             relative = os.path.relpath(path, root)
-            entry = _entry(path, known.get(relative))
+            entry = _entry(path, known.get(relative), room)
             if entry is not None:
                 files[relative] = entry
+                room -= len(entry.content or b"")
     return Snapshot(root, files)
 
 
-def _entry(path: str, known: _File | None) -> _File | None:
+def _entry(path: str, known: _File | None, room: int) -> _File | None:
     try:
         status = os.stat(path, follow_symlinks=False)
         stamp = (status.st_size, status.st_mtime_ns, status.st_ino)
@@ -87,9 +123,23 @@ def _entry(path: str, known: _File | None) -> _File | None:
         if status.st_size > _HASHED or not stat.S_ISREG(status.st_mode):
             return _File(status.st_size, f"{status.st_size}:{status.st_mtime_ns}", stamp)
         with open(path, "rb") as file:
-            return _File(status.st_size, hashlib.sha256(file.read()).hexdigest(), stamp)
+            data = file.read()
     except OSError:
         return None  # gone meanwhile, or unreadable: not a file the kit can judge
+    kept = data if len(data) <= min(_KEPT, room) else None
+    return _File(status.st_size, hashlib.sha256(data).hexdigest(), stamp, kept)
+
+
+def _rewritten(root: str, path: str, old: _File, new: _File) -> Change:
+    if new.size > old.size and _prefix_digest(root, path, old.size) == old.digest:
+        return Change("appended", path)
+    if old.content is None or new.content is None:
+        return Change("overwrote", path)
+    try:
+        gone = _lost(old.content, new.content)
+    except RecursionError:  # nested deeper than the comparison can follow
+        gone = ""
+    return Change("extended", path) if gone is None else Change("overwrote", path, gone)
 
 
 def _prefix_digest(root: str, path: str, size: int) -> str:
@@ -99,3 +149,101 @@ def _prefix_digest(root: str, path: str, size: int) -> str:
             return hashlib.sha256(file.read(size)).hexdigest()
     except OSError:
         return ""
+
+
+def _lost(old: bytes, new: bytes) -> str | None:
+    """What of a file's ``old`` content its ``new`` content lacks: None when nothing, else the
+    first value or line gone ("" when it cannot be told: either is not UTF-8 text).
+
+    When both are JSON, every old value must still be there: an object's at the same key, an
+    array's item anywhere in the same array (each new item stands for one old item), and nested
+    values by the same rule, so an array may gain items or be reordered and an object gain keys.
+    Otherwise the old lines must all be among the new ones, in their order.
+    """
+    try:
+        old_text, new_text = old.decode(), new.decode()
+    except UnicodeDecodeError:
+        return ""
+    try:
+        before, after = json.loads(old_text), json.loads(new_text)
+    except (ValueError, RecursionError):
+        return _lost_line(old_text.splitlines(), new_text.splitlines())
+    return _lost_value(before, after, "$")
+
+
+def _lost_line(old: list[str], new: list[str]) -> str | None:
+    remaining = iter(new)
+    for number, line in enumerate(old, 1):
+        # Consumes the new lines up to the match: the next old line is looked for after it.
+        if not any(line == other for other in remaining):
+            return f"line {number} ({_short(line)})"
+    return None
+
+
+def _lost_value(old: Any, new: Any, place: str) -> str | None:
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            return _said(place, old)
+        for key, value in old.items():
+            if key not in new:
+                return _said(f"{place}.{key}", value)
+            gone = _lost_value(value, new[key], f"{place}.{key}")
+            if gone is not None:
+                return gone
+        return None
+    if isinstance(old, list):
+        return _lost_item(old, new, place) if isinstance(new, list) else _said(place, old)
+    return None if _same(old, new) else _said(place, old)
+
+
+def _lost_item(old: list[Any], new: list[Any], place: str) -> str | None:
+    unused = set(range(len(new)))
+    # Equal items first, wherever they are now: a reordered array keeps them all.
+    equal: dict[str, list[int]] = {}
+    for index in reversed(range(len(new))):
+        equal.setdefault(_canonical(new[index]), []).append(index)
+    changed = []
+    for index, item in enumerate(old):
+        same = equal.get(_canonical(item))
+        if same:
+            unused.discard(same.pop())
+        else:
+            changed.append(index)
+    # Then items that grew: the one at the same place first, then any other left.
+    for index in changed:
+        places = _places(index, unused)
+        keeper = next((other for other in places if _kept(old[index], new[other])), None)
+        if keeper is None:
+            return _said(f"{place}[{index}]", old[index])
+        unused.discard(keeper)
+    return None
+
+
+def _kept(old: Any, new: Any) -> bool:
+    return _lost_value(old, new, "$") is None
+
+
+def _places(index: int, unused: set[int]) -> Iterator[int]:
+    if index in unused:
+        yield index
+    yield from sorted(unused - {index})
+
+
+def _same(old: Any, new: Any) -> bool:
+    # JSON tells true from 1, which Python's == does not.
+    if isinstance(old, bool) or isinstance(new, bool):
+        return old is new
+    return bool(old == new)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _said(place: str, value: Any) -> str:
+    return f"{place} ({_short(value)})"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

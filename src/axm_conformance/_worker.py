@@ -295,6 +295,17 @@ class Worker:
         self._check_open()
         self._resources.stop_process()
 
+    def revive(self) -> Self:
+        """Start the worker process now (as :meth:`start` does), replacing one that has ended
+        unasked: killed from outside, by another tool's call or with the fork server it came
+        from. The next call then meets a running worker, not a crash that is not its own.
+        """
+        self._check_open()
+        process = self._resources.process
+        if process is not None and process.child.exited():
+            self._resources.stop_process()
+        return self.start()
+
     def close(self) -> None:
         """Run the teardown, then kill the worker's process group and remove the workdir if it
         was created here."""

@@ -4,8 +4,12 @@ each started before it is needed."""
 from __future__ import annotations
 
 import itertools
+import os
+import stat
 import sys
+import sysconfig
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
@@ -21,6 +25,10 @@ _LOAD_TIMEOUT = 120.0
 # A server answers its handshake within --axm-timeout, or this when it is larger: starting an
 # interpreter and importing an SDK takes seconds on a busy machine.
 _SERVER_START = 10.0
+# A directory is read by listing it and entering it.
+_LIST = os.R_OK | os.X_OK
+# Symbolic links followed one by one to a file, as Linux does at most.
+_MOST_LINKS = 40
 # What a tool's worker runs at start.
 _OPEN_TOOL = "axm_conformance._agent:open_tool"
 # What a fork server imports for its workers: the kit's worker side and its reference runtime
@@ -64,12 +72,16 @@ def inspect_tools(
         worker.close()
         raise SettingsError(
             "worker_user",
-            f"user {settings.worker_user!r} cannot run this Python ({sys.executable}): "
-            f"{exc.strerror}; run the kit from an interpreter and environment that user "
-            "can read (e.g. a virtual environment outside /root)",
+            _unreadable_for(settings.worker_user)
+            or f"user {settings.worker_user!r} cannot run this Python ({sys.executable}): "
+            f"{exc.strerror}; run the kit from an interpreter and environment that user can read",
         ) from None
     if not outcome.ok:
         worker.close()
+        # A worker that cannot read what it imports dies at start, saying little of why.
+        unreadable = _unreadable_for(settings.worker_user) if outcome.crash else ""
+        if unreadable:
+            raise SettingsError("worker_user", unreadable)
         raise LoadError(_load_failure(refs, outcome))
     subjects: list[SubjectInfo] = outcome.value
     if workers is not None and len(subjects) == 1:
@@ -77,6 +89,100 @@ def inspect_tools(
     else:
         worker.close()
     return subjects
+
+
+def _unreadable_for(user: str | None) -> str:
+    """Why ``user`` cannot start a worker: the first file the worker needs that it cannot read,
+    and how to give it one it can; "" when there is none (by the permission bits)."""
+    if user is None or sys.platform == "win32":
+        return ""
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    uid, gid = entry.pw_uid, entry.pw_gid
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    system = f"/usr/bin/python{version}"
+    usable = os.path.exists(system) and not _blocked(system, uid, gid, os.X_OK)
+    shared = bool(sysconfig.get_config_var("Py_ENABLE_SHARED"))
+    example = f" (e.g. {system} -m venv DIR)" if usable else ""
+    # A shared build finds its library by an absolute path, which a copy must not keep.
+    library = (
+        " (and its libpython, with patchelf --set-rpath '$ORIGIN/../lib' on the copy)"
+        if shared
+        else ""
+    )
+    python = (
+        f"make the virtual environment from a Python {version} that user can read{example}, "
+        f"or copy this one and its standard library to a directory that user can read{library}"
+    )
+    environment = "make the virtual environment in a directory that user can read"
+    needs = [("run the interpreter", sys.executable, os.X_OK, python)]
+    if shared:
+        libpython = os.path.join(
+            str(sysconfig.get_config_var("LIBDIR")), str(sysconfig.get_config_var("INSTSONAME"))
+        )
+        needs.append(("read the interpreter's library", libpython, os.R_OK, python))
+    needs.append(("read the standard library", os.path.dirname(os.__file__), _LIST, python))
+    if sys.prefix != sys.base_prefix:
+        config = os.path.join(sys.prefix, "pyvenv.cfg")
+        needs.append(("read the virtual environment's", config, os.R_OK, environment))
+    needs.append(("read site-packages", sysconfig.get_path("purelib"), _LIST, environment))
+    kit = str(Path(__file__).parent)
+    needs.append(("read the kit", kit, _LIST, "install the kit where that user can read it"))
+    for what, path, need, advice in needs:
+        why = _blocked(path, uid, gid, need)
+        if why:
+            real = os.path.realpath(path)
+            shown = path if real == path else f"{path} (that is, {real})"
+            return f"user {user!r} cannot {what} {shown}: {why}; {advice}"
+    return ""
+
+
+def _blocked(path: str, uid: int, gid: int, need: int) -> str:
+    """What keeps the user ``uid``, in the one group ``gid`` (as a worker is), from ``path``
+    by the permission bits: the first directory on the way it cannot enter, as written or
+    through the symlinks, or ``path`` itself when it lacks the access ``need`` (os.R_OK,
+    os.X_OK or both); "" when nothing does, or when there is no such file."""
+    ways = [os.path.abspath(path)]
+    while os.path.islink(ways[-1]) and len(ways) <= _MOST_LINKS:
+        ways.append(os.path.join(os.path.dirname(ways[-1]), os.readlink(ways[-1])))
+    real = os.path.realpath(path)
+    for way in dict.fromkeys([*ways, real]):
+        for directory in reversed(Path(way).parents):
+            try:
+                status = os.stat(directory)
+            except OSError:
+                return ""
+            if not _permits(status, uid, gid, os.X_OK):
+                return f"it cannot enter {os.path.realpath(directory)} ({_mode(status)})"
+    try:
+        status = os.stat(real)
+    except OSError:
+        return ""
+    if not _permits(status, uid, gid, need):
+        return f"its mode is {_mode(status)}"
+    return ""
+
+
+def _permits(status: os.stat_result, uid: int, gid: int, need: int) -> bool:
+    # Only one class of bits applies: the owner's, else the group's, else the others'.
+    if uid == 0:
+        return True
+    shift = 6 if status.st_uid == uid else 3 if status.st_gid == gid else 0
+    return (status.st_mode >> shift) & need == need
+
+
+def _mode(status: os.stat_result) -> str:
+    """A file's mode and owner, as ``ls -l`` shows them."""
+    if sys.platform == "win32":  # asked only where a worker user is switched to
+        raise NotImplementedError("no owners to name")
+    import pwd
+
+    try:
+        owner = pwd.getpwuid(status.st_uid).pw_name
+    except KeyError:
+        owner = str(status.st_uid)
+    return f"{stat.filemode(status.st_mode)}, owned by {owner}"
 
 
 def _load_failure(refs: Sequence[str], outcome: Outcome) -> str:
@@ -139,6 +245,11 @@ class WorkersAhead:
     and each next one when the worker before it is taken, so that starting it overlaps with
     certifying the tool before. When more than one tool is certified, workers after the first
     are forked from a fork server, which has done a worker's imports once for all of them.
+
+    Each tool is judged alone: the call of a tool before may kill the worker started ahead for
+    the next one (kill(-1) reaches every process of the workers' user), or the fork server. A
+    worker is checked when it is taken, and one whose process has ended is replaced (a fork
+    server that died too), so that its tool's first call meets a running worker.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -173,9 +284,16 @@ class WorkersAhead:
             self.forks = fork_server(*_PRELOAD).start()
 
     def take(self, subject: SubjectInfo) -> Worker:
-        """The tool's worker (started ahead, or now); the next tool's worker starts."""
-        worker = self.started.pop(subject.ref, None) or tool_worker(
-            subject, self.settings, self.forks
+        """The tool's worker (started ahead and still running, or now); the next tool's worker
+        starts."""
+        if self.forks is not None and self.forks.died:
+            # Its workers are gone with it: one taken now is spawned again (it names the closed
+            # server), the next ones are forked from a new server.
+            self.forks.close()
+            self.forks = fork_server(*_PRELOAD).start()
+        ahead = self.started.pop(subject.ref, None)
+        worker = (
+            tool_worker(subject, self.settings, self.forks) if ahead is None else ahead.revive()
         )
         following = self.following.get(subject.ref)
         if following is not None:

@@ -152,16 +152,33 @@ def test_a_tribunal_entry_point_shadows_its_legacy_homonym(make_distribution: An
 @pytest.mark.slow
 def test_without_its_worker_files_a_tool_that_reads_them_is_inconclusive() -> None:
     """Every note read_note_file may be asked for is missing: each call is a domain error, so the
-    result checks judge nothing, and say which errors and what would help."""
+    result checks judge nothing, the other checks of valid calls saw none served, and each says
+    which errors and what would help."""
     report = check_tool("zoo_tricky:read_note_file", examples=5, seed=SEED, timeout=1.0)
     (tool,) = report.tools
     inconclusive = {o.check_id: o.messages for o in tool.outcomes if o.status == "inconclusive"}
-    assert set(inconclusive) == {"result-type", "result-json", "result-size"}
+    valid = {
+        o.check_id
+        for o in tool.outcomes
+        if CHECKS[o.check_id].per_call
+        and CHECKS[o.check_id].feed.name == "valid"
+        and o.status != "skipped"
+    }
+    assert set(inconclusive) == valid >= {"result-type", "result-json", "result-size"}
     assert (tool.verdict.verdict, tool.certified, tool.failed) == ("inconclusive", False, ())
+    assert tool.calls["served"] == 0 and tool.calls["refused"] == tool.calls["valid"] > 0
     (message,) = inconclusive["result-type"]
     assert message.startswith("inconclusive: no call returned a value")
     assert "FileNotFoundError (raised through HandlerError) in " in message
-    assert message.endswith("or the files it works on with --axm-worker-files")
+    assert message.endswith("or, for a server, the environment it needs (--axm-mcp-env)")
+    (unserved,) = inconclusive["call-completes"]
+    assert unserved.startswith(
+        f"inconclusive: no valid call was served ({tool.calls['valid']} valid calls: 0 served, "
+    )
+    assert (
+        "the most frequent answers: 'FileNotFoundError (raised through HandlerError)' in"
+        in unserved
+    )
 
 
 @pytest.fixture

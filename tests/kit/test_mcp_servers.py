@@ -20,6 +20,7 @@ from axm_conformance import check_tool
 from axm_conformance._checks import checks_for
 from axm_conformance.protocols._mcp import McpProtocol
 from tests.conftest import FIXTURES
+from tests.kit.test_fixture_zoo import SEEDS
 
 SERVERS = FIXTURES / "mcp_servers"
 MANIFEST: list[dict[str, Any]] = tomllib.loads((SERVERS / "manifest.toml").read_text())["server"]
@@ -103,12 +104,65 @@ def test_a_command_that_cannot_run_is_a_usage_error(pytester: pytest.Pytester) -
     )
 
 
-# Every server is certified this platform's way; those that fail server-exits, whose processes
-# the kit must find after they exit, the portable way (as on macOS) too.
+@pytest.mark.slow
+def test_a_servers_checks_are_charged_the_time_it_took_to_observe() -> None:
+    """A server is observed when it is loaded (its handshake, listings, how it ends), not by
+    the checks that judge what was seen: their durations add up to at least that time."""
+    report = check_tool(ref({"script": "word_server.py"}), checks=("server-stdout-clean",))
+    (server,) = [tool for tool in report.tools if tool.subject.kind == "server"]
+    facts = server.subject.server
+    assert facts is not None and facts.duration > facts.seconds > 0
+    assert sum(outcome.duration for outcome in server.outcomes) >= facts.duration
+
+
+RATE_LIMITED = {"script": "word_server.py", "args": ["--era", "current", "--rate-limit", "10/2"]}
+
+
+@pytest.mark.slow
+def test_a_rate_limit_is_backed_off_recorded_and_blames_no_input(
+    pytester: pytest.Pytester,
+) -> None:
+    """Refusals that begin after a burst of calls and end after a pause are the server's
+    pacing: the kit backs off, serves every valid input, and says so on the tool's line and
+    in its certificate."""
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--axm-conformance",
+        f"--axm-tool={ref(RATE_LIMITED)}[word_count]", "--axm-examples=20", "--axm-timeout=1",
+        "--axm-report=cert.json",
+    )  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    line = r"word_count \(mcp\): certified \(.*; (\d+) valid calls: \1 served, 0 refused, 0 errored"
+    result.stdout.re_match_lines([line + r"; rate-limited: backed off \d+ times, \d+ s\)"])
+    (record,) = [t for t in json.loads((pytester.path / "cert.json").read_text())["tools"]
+                 if t["key"] == "word_count"]  # fmt: skip
+    calls = record["calls"]
+    assert calls["served"] == calls["valid"] > 20 and calls["backoffs"] >= 1
+    assert calls["paused"] >= 1.0
+
+
+@pytest.mark.slow
+def test_calls_paced_as_asked_stay_under_a_known_limit() -> None:
+    """--axm-pace leaves that many seconds between two calls: a server whose limit it keeps
+    is never made to refuse, and the kit never has to back off."""
+    report = check_tool(ref(RATE_LIMITED) + "[word_count]", examples=5, timeout=1.0, pace=0.25)
+    (tool,) = [tool for tool in report.tools if tool.subject.kind == "tool"]
+    assert tool.certified
+    assert tool.calls["served"] == tool.calls["valid"] and "backoffs" not in tool.calls
+
+
+# Every server is certified this platform's way, those with `every_seed` at the fixture zoo's
+# three seeds; those that fail server-exits, whose processes the kit must find after they exit,
+# the portable way (as on macOS) too.
 RUNS = [
-    *((entry, "native") for entry in MANIFEST),
+    *((entry, "native", SEEDS[0]) for entry in MANIFEST),
     *(
-        (entry, "portable")
+        (entry, "native", seed)
+        for entry in MANIFEST
+        if entry.get("every_seed")
+        for seed in SEEDS[1:]
+    ),
+    *(
+        (entry, "portable", SEEDS[0])
         for entry in MANIFEST
         if "server-exits" in entry.get("fails", {}).get("SERVER", [])
     ),
@@ -117,23 +171,29 @@ RUNS = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("entry", "way"),
+    ("entry", "way", "seed"),
     RUNS,
-    ids=[f"{entry_id(entry)}-{way}" for entry, way in RUNS],
+    ids=[f"{entry_id(entry)}-{way}-{seed}" for entry, way, seed in RUNS],
     indirect=["way"],
 )
 def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
-    entry: dict[str, Any], way: str
+    entry: dict[str, Any], way: str, seed: int
 ) -> None:
-    report = check_tool(ref(entry), examples=20, seed=20261122, timeout=1.0)
+    report = check_tool(ref(entry), examples=20, seed=seed, timeout=1.0)
     keys = {
         "SERVER" if tool.subject.kind == "server" else tool.subject.name for tool in report.tools
     }
-    listed = set(entry.get("fails", {})) | set(entry.get("warns", {}))
+    listed = (
+        set(entry.get("fails", {})) | set(entry.get("warns", {})) | set(entry.get("verdicts", {}))
+    )
     assert listed <= keys, f"subjects {sorted(listed - keys)} were not certified"
     problems = []
     for tool in report.tools:
         key = "SERVER" if tool.subject.kind == "server" else tool.subject.name
+        # Only a check that judged nothing served: one this platform cannot run is not run.
+        inconclusive = any(outcome.status == "inconclusive" for outcome in tool.outcomes)
+        if inconclusive != (entry.get("verdicts", {}).get(key) == "inconclusive"):
+            problems.append(f"{key}: {tool.verdict.verdict}, served {tool.calls}")
         failed = sorted(outcome.check_id for outcome in tool.failed)
         warned = {outcome.check_id for outcome in tool.outcomes if outcome.status == "warning"}
         warned.discard("leaves-no-trace")  # another process may write in the project meanwhile

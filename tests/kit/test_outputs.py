@@ -4,6 +4,7 @@ xdist equivalence and Hypothesis integration, each through pytest in a subproces
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -32,7 +33,7 @@ def reproduction(result: pytest.RunResult) -> tuple[list[str], str]:
     """The pytest command and the Python code under the first "Reproduce with:"."""
     lines = result.stdout.lines
     start = lines.index("Reproduce with:")
-    command = lines[start + 1].split()
+    command = shlex.split(lines[start + 1])
     code: list[str] = []
     if lines[start + 2] == "or in Python:":
         # The snippet is the indented block right after; with CI set, pytest's summary repeats
@@ -100,7 +101,8 @@ def test_the_python_snippet_prints_the_result_and_only_calls_make_one(
     result = run(pytester, "--axm-tool=zoo_axm:MeanTool", "--axm-check=result-json")
     result.assert_outcomes(failed=1)
     _, code = reproduction(result)
-    assert code.splitlines()[-1] == "print(tool.execute(**{'values': []}))"
+    assert code.splitlines()[-2] == "print(tool.execute(**{'values': []}))"
+    assert code.splitlines()[-1].startswith("# in this process: as you, in the current directory")
     completed = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
@@ -110,6 +112,64 @@ def test_the_python_snippet_prints_the_result_and_only_calls_make_one(
     command, code = reproduction(static)
     assert "--axm-check=protocol-shape" in command
     assert code == ""
+
+
+def test_a_reproduction_carries_the_worker_files_and_timeout_of_the_run(
+    pytester: pytest.Pytester,
+) -> None:
+    """A tool that fails only beside its worker files: the printed command carries the files
+    (absolute) and the timeout, and fails again, where it would pass without the files; the
+    Python goes through check_tool and the worker, and fails too."""
+    pytester.makepyfile(
+        lookup=textwrap.dedent(
+            '''
+            import os
+
+            from axm_runtime.axio import Tool
+
+            async def _lookup(key: str) -> str:
+                """Look a key up in the table of the working directory."""
+                if os.path.exists("table.txt"):
+                    return {}[key]
+                return "no table"
+
+            lookup = Tool(name="lookup", handler=_lookup)
+            '''
+        )
+    )
+    pytester.mkdir("files").joinpath("table.txt").write_text("a 1\n")
+    check = "--axm-check=no-unexpected-exception"
+    found = run(
+        pytester, "--axm-tool=lookup:lookup", check, "--axm-worker-files=files", "--axm-timeout=3"
+    )
+    found.assert_outcomes(failed=1)
+    command, code = reproduction(found)
+    (files,) = [arg for arg in command if arg.startswith("--axm-worker-files=")]
+    assert Path(files.partition("=")[2]) == (pytester.path / "files").resolve()
+    assert "--axm-timeout=3.0" in command and check in command
+
+    def again(arguments: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", *arguments, "-p", "no:cacheprovider"],
+            capture_output=True,
+            text=True,
+            cwd=pytester.path,
+            check=False,
+        )
+
+    assert again(command).returncode == 1
+    assert again([arg for arg in command if arg != files]).returncode == 0
+    assert "check_tool('lookup:lookup', checks=('no-unexpected-exception',)" in code
+    assert "worker_files=" in code and "timeout=3.0" in code
+    completed = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=pytester.path,
+        timeout=120,
+        check=False,
+    )
+    assert completed.stdout.splitlines()[0] == "failed", completed
 
 
 def test_two_ci_runs_without_a_seed_write_the_same_certificate(

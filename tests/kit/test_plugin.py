@@ -46,6 +46,20 @@ def test_examples_are_certified(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize(
+    ("ref", "counted"),
+    [
+        ("zoo_axm:SlugTool", "1 tool"),
+        (f"mcp:{shlex.join([sys.executable, str(DYING_SERVER)])}", "1 server, 6 tools"),
+    ],
+)
+def test_the_header_counts_a_server_apart_from_its_tools(
+    pytester: pytest.Pytester, ref: str, counted: str
+) -> None:
+    result = run(pytester, f"--axm-tool={ref}", "--co")
+    result.stdout.fnmatch_lines([f"axm-conformance *: {counted}, *seed*"])
+
+
+@pytest.mark.parametrize(
     ("ref", "message"),
     [
         ("no_such_module:Tool", "*'no_such_module:Tool': no module named 'no_such_module'*"),
@@ -235,9 +249,13 @@ def test_durations_charge_each_check_its_own_time_and_the_summary_the_tools(
         if re.match(r"^\d+\.\d+s call +make_slug::", line)
     }
     assert set(durations) == {check.id for check in checks_for("tool")}
-    (total,) = [
-        float(m[1]) for line in result.stdout.lines if (m := re.search(r", (\d+\.\d+) s\)$", line))
+    summary = r", (\d+\.\d+) s; (\d+) valid calls: (\d+) served, 0 refused, 0 errored\)$"
+    ((total, valid, served),) = [
+        (float(m[1]), int(m[2]), int(m[3]))
+        for line in result.stdout.lines
+        if (m := re.search(summary, line))
     ]
+    assert valid == served > 30  # every valid input of a correct tool is served
     assert durations["protocol-shape"] < 0.05 * total  # the first item, read without a call
     assert max(durations.values()) < 0.75 * total
     # --durations prints hundredths of a second, as the summary does.

@@ -131,7 +131,7 @@ def test_a_defective_tool_of_a_plugin_protocol_fails_with_its_reproduction(
     assert crashed["failure"]["input"] == {"text": ""}
     assert crashed["failure"]["summary"].startswith("raised IndexError: list index out of range")
     report = crashed["failure"]["report"]
-    assert "tool = load_tool('demo_tools:FirstWord')" in report
+    assert "tool = load_tool('demo_tools:FirstWord', protocol='run')" in report
     assert "print(tool.run({'text': ''}))" in report
     assert "--axm-protocol=run" in report
     result.stdout.fnmatch_lines(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pwd
+import shutil
+import signal
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from axm_conformance._settings import Settings
+from axm_conformance._settings import Settings, SettingsError
 from axm_conformance._workers import WorkersAhead, inspect_tools
 from tests.conftest import FIXTURES
 
@@ -61,6 +66,48 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
         assert parent_of(second.pid) == workers.forks.pid
         first.close()
         second.close()
+    finally:
+        workers.close()
+
+
+def test_a_worker_started_ahead_and_killed_meanwhile_is_replaced_when_taken() -> None:
+    """As a call of the tool before may kill it (kill(-1) as the workers' user): the next tool's
+    first call must meet a running worker, not a crash that is not its own."""
+    workers = WorkersAhead(SETTINGS)
+    workers.plan([FIRST, SECOND])
+    try:
+        with workers.take(FIRST):
+            ahead = workers.started[SECOND.ref]
+            killed = ahead.pid
+            assert killed is not None
+            os.kill(killed, signal.SIGKILL)
+            assert gone(killed)
+        with workers.take(SECOND) as worker:
+            assert worker is ahead and running(worker.pid) and worker.pid != killed
+            assert worker.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+    finally:
+        workers.close()
+
+
+def test_a_fork_server_killed_meanwhile_is_replaced_and_its_workers_too() -> None:
+    workers = WorkersAhead(SETTINGS)
+    workers.plan([FIRST, SECOND, OTHER])
+    try:
+        with workers.take(FIRST):
+            assert workers.forks is not None and workers.forks.pid is not None
+            killed = workers.forks.pid
+            ahead = workers.started[SECOND.ref].pid
+            os.kill(killed, signal.SIGKILL)
+            assert gone(killed)
+        # The worker it forked followed it: the one taken now is spawned, the next one forked
+        # from a new server.
+        with workers.take(SECOND) as second:
+            assert second.pid != ahead and parent_of(second.pid) == os.getpid()
+            assert second.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+        assert workers.forks is not None and workers.forks.pid not in (None, killed)
+        with workers.take(OTHER) as other:
+            assert parent_of(other.pid) == workers.forks.pid
+            assert other.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
     finally:
         workers.close()
 
@@ -126,3 +173,40 @@ def test_a_tool_the_run_refuses_to_call_gets_no_worker(monkeypatch: pytest.Monke
         assert list(workers.started) == [SECOND.ref]
     finally:
         workers.close()
+
+
+def test_a_worker_user_that_cannot_run_the_interpreter_is_told_where_it_is_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A virtual environment anyone can read, made from an interpreter in a directory only
+    root enters: the message names that directory, not the environment, and says what to do."""
+    if os.geteuid() != 0:
+        pytest.skip("running the worker as another user needs root")
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user named nobody")
+    real = os.path.realpath(sys.executable)
+    root = Path(tempfile.mkdtemp())
+    try:
+        root.chmod(0o755)
+        home = root / "home"
+        home.mkdir()
+        (home / "python").symlink_to(real)
+        home.chmod(0o700)
+        python = root / "venv" / "python"
+        python.parent.mkdir()
+        python.symlink_to(home / "python")
+        monkeypatch.setattr(sys, "executable", str(python))
+        with pytest.raises(SettingsError) as raised:
+            inspect_tools(["zoo_axm:SlugTool"], dataclasses.replace(SETTINGS, worker_user="nobody"))
+    finally:
+        shutil.rmtree(root)
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    message = str(raised.value)
+    assert message.startswith(
+        f"user 'nobody' cannot run the interpreter {python} (that is, {real}): "
+        f"it cannot enter {home} (drwx------, owned by root); "
+        f"make the virtual environment from a Python {version} that user can read"
+    )
+    assert "\n" not in message and "/root" not in message.partition("; make")[2]

@@ -26,6 +26,7 @@ from axm_conformance._observation import (
 )
 from axm_conformance._outcomes import Finding, Severity, failure, not_run, note, warning
 from axm_conformance._settings import Settings
+from axm_conformance._workdir import Change
 from axm_conformance.protocols import CAPABILITIES
 from axm_conformance.protocols._mcp import McpProtocol
 from tests.unit.factories import (
@@ -138,7 +139,7 @@ IDEMPOTENT = dataclasses.replace(MCP, annotations={"idempotentHint": True})
 CLOSED_WORLD = dataclasses.replace(MCP, annotations={"openWorldHint": False})
 
 
-def changed(*changes: str, state: str = "s1") -> Observation:
+def changed(*changes: Change, state: str = "s1") -> Observation:
     """A call an MCP server answered, having made these changes in its working directory."""
     facts = dataclasses.replace(result("CallToolResult", content=[]), changes=changes, state=state)
     return returned(facts)
@@ -314,6 +315,47 @@ CASES = [
         failure("still ran 2 s after its stdin closed"),
         failure("left a process running after it exited: pid 42: sleep 60"),
         subject=server(exited=False, leftovers=("pid 42: sleep 60",)),
+    ),
+    case(
+        "server-exits",
+        "exited at once, also after its tools were called",
+        subject=server(called=("word_count", "shout"), exited_after_calls=True),
+    ),
+    case(
+        "server-exits",
+        "exits fresh, still running after its tools were called",
+        failure(
+            "the server exits when its stdin closes in a fresh session, but after one call of "
+            "each of its tools (word_count, shout) it still ran 2 s after its stdin closed; it "
+            "was killed"
+        ),
+        subject=server(called=("word_count", "shout"), exited_after_calls=False),
+    ),
+    case(
+        "server-exits",
+        "a helper left behind by a call",
+        failure(
+            "after one call of each of its tools (word_count, shout), left a process running "
+            "after it exited: pid 43: sleep 60"
+        ),
+        subject=server(
+            called=("word_count", "shout"),
+            exited_after_calls=True,
+            leftovers_after_calls=("pid 43: sleep 60",),
+        ),
+    ),
+    case(
+        "server-exits",
+        "a call that hung ends the session after calls, which is not judged",
+        note(
+            'how it ends after calls of its tools is not judged: calling shout with {"text":""} '
+            "ended the session: no answer to tools/call within 10 s"
+        ),
+        subject=server(
+            called=("word_count",),
+            calls_ended='calling shout with {"text":""} ended the session: no answer to '
+            "tools/call within 10 s",
+        ),
     ),
     case("protocol-shape", "a recognised tool"),
     case(
@@ -846,17 +888,87 @@ CASES = [
     case("success-not-an-error", "a plain answer", subject=MCP, call=call(served())),
     case(
         "success-not-an-error",
-        "an error message reported as a success",
-        warning("in the form of its own error message 'Error: no such file'"),
+        "an answer that mentions an error further on",
+        subject=MCP,
+        call=call(answered(content=[text("3 lines match: 'Error: disk full' at 10:02")])),
+    ),
+    case(
+        "success-not-an-error",
+        "a payload whose error is null",
+        call=call(returned(result(success=True, data={"error": None, "rows": 3}))),
+    ),
+    case(
+        "success-not-an-error",
+        "an answer in the form of the server's own errors",
+        warning("(it takes the form of the error 'Failed to open: b.txt' it gave)"),
         subject=MCP,
         call=call(
             returned(
                 dataclasses.replace(
-                    result("CallToolResult", content=[text("Error: disk full")]),
-                    resembled_error="Error: no such file",
+                    result("CallToolResult", content=[text("Failed to open: a.txt")]),
+                    resembled_error="Failed to open: b.txt",
                 )
             )
         ),
+    ),
+    case(
+        "success-not-an-error",
+        "a leading error label",
+        warning("'Database error: Parser Error: syntax error at end of input', an error in "),
+        subject=MCP,
+        call=call(
+            answered(content=[text("Database error: Parser Error: syntax error at end of input")])
+        ),
+    ),
+    case(
+        "success-not-an-error",
+        "a bold error label",
+        warning("(it begins with an error label): report it as a failure (isError: true)"),
+        subject=MCP,
+        call=call(answered(content=[text("**Error:** Variable 'zz' not found")])),
+    ),
+    case(
+        "success-not-an-error",
+        "a Python exception's message",
+        warning("(it is a Python exception's message)"),
+        subject=MCP,
+        call=call(answered(content=[text("'NoneType' object has no attribute 'fetchall'")])),
+    ),
+    case(
+        "success-not-an-error",
+        "a content block annotated as an error",
+        warning("(a content block annotated as an error)"),
+        subject=MCP,
+        call=call(
+            answered(
+                content=[
+                    {
+                        **text("**Matplotlib not available** Install it"),
+                        "annotations": {"error": True},
+                    }
+                ]
+            )
+        ),
+    ),
+    case(
+        "success-not-an-error",
+        "a JSON text whose result is error",
+        warning('(its "result" is "error")'),
+        subject=MCP,
+        call=call(answered(content=[text('{"result": "error", "reason": "Hash mismatch"}')])),
+    ),
+    case(
+        "success-not-an-error",
+        "a ToolResult's data whose status is error",
+        warning('(its "status" is "error"): report it as a failure (success: false)'),
+        call=call(returned(result(success=True, data={"status": "error", "detail": "locked"}))),
+    ),
+    case(
+        "success-not-an-error",
+        "an axio str that is an exception's text",
+        warning("(it begins with an exception's name): raise the error instead"),
+        subject=AXIO,
+        call=call(returned(value("sqlite3.OperationalError: no such table: users"))),
     ),
     case(
         "structured-content-mirrored",
@@ -930,33 +1042,68 @@ CASES = [
         "a log written",
         failure("declares readOnlyHint, yet the call created count.log"),
         subject=READ_ONLY,
-        call=call(changed("created count.log")),
+        call=call(changed(Change("created", "count.log"))),
+    ),
+    case(
+        "read-only-honoured",
+        "a file rewritten with its content kept",
+        failure("declares readOnlyHint, yet the call rewrote notes.json keeping its content"),
+        subject=READ_ONLY,
+        call=call(changed(Change("extended", "notes.json"))),
     ),
     case(
         "non-destructive-honoured",
         "a line appended, a file created",
         subject=ADDITIVE,
-        call=call(changed("appended to notes.txt", "created index.txt")),
+        call=call(changed(Change("appended", "notes.txt"), Change("created", "index.txt"))),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a JSON store rewritten with every note kept",
+        subject=ADDITIVE,
+        call=call(changed(Change("extended", "notes.json"))),
     ),
     case(
         "non-destructive-honoured",
         "a file written anew",
         failure("yet the call overwrote notes.txt"),
         subject=ADDITIVE,
-        call=call(changed("overwrote notes.txt")),
+        call=call(changed(Change("overwrote", "notes.txt"))),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a JSON store rewritten losing a note, another extended",
+        failure('yet the call overwrote notes.json, losing $[0] ({"text": "first"})'),
+        subject=ADDITIVE,
+        call=call(
+            changed(
+                Change("extended", "index.json"),
+                Change("overwrote", "notes.json", '$[0] ({"text": "first"})'),
+            )
+        ),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a file deleted",
+        failure("yet the call deleted notes.txt"),
+        subject=ADDITIVE,
+        call=call(changed(Change("deleted", "notes.txt"))),
     ),
     case(
         "idempotent-honoured",
         "the same state after the second call",
         subject=IDEMPOTENT,
-        call=call(changed("overwrote mode.txt"), repeat=changed()),
+        call=call(changed(Change("overwrote", "mode.txt")), repeat=changed()),
     ),
     case(
         "idempotent-honoured",
         "a line appended by the second call",
         failure("yet the same call made again appended to mode.txt"),
         subject=IDEMPOTENT,
-        call=call(changed("created mode.txt"), repeat=changed("appended to mode.txt", state="s2")),
+        call=call(
+            changed(Change("created", "mode.txt")),
+            repeat=changed(Change("appended", "mode.txt"), state="s2"),
+        ),
     ),
     case(
         "closed-world-honoured",

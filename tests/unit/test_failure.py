@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import shlex
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from axm_conformance._certificate import RecordError, certificate, item_record
-from axm_conformance._failure import elided, format_failure
+from axm_conformance._failure import elided, format_failure, stderr_tail
+from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Evidence, Finding, Status
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
@@ -48,6 +55,33 @@ def test_every_line_of_a_report_is_elided_but_the_reproduction() -> None:
     assert f"{{'text': '{LONG}'}}" in reproduction
 
 
+def test_a_long_stderr_tail_keeps_its_last_lines_saying_what_was_left_out() -> None:
+    """66 lines of 150 bytes: the last 12, under a line that counts the 54 before them."""
+    written = "\n".join(f"{n:02} " + "w" * 147 for n in range(1, 67)) + "\n"
+    shown = stderr_tail(written).splitlines()
+    assert shown[0] == "... 54 earlier lines (8.2 kB) left out"
+    assert shown[1:] == written.splitlines()[-12:]
+
+
+def test_a_stderr_tail_is_cut_to_its_bytes_keeping_at_least_its_last_line() -> None:
+    wide = ["x" * 900, "y" * 900, "z" * 900]
+    assert stderr_tail("\n".join(wide)).splitlines() == [
+        "... 1 earlier line (901 bytes) left out",
+        *wide[1:],
+    ]
+    assert stderr_tail("\n".join(["a", "b" * 5_000])).splitlines() == [
+        "... 1 earlier line (2 bytes) left out",
+        "b" * 5_000,
+    ]
+
+
+def test_a_short_stderr_tail_is_shown_whole() -> None:
+    assert stderr_tail("Traceback:\n  boom\nValueError: x\n\n") == (
+        "Traceback:\n  boom\nValueError: x"
+    )
+    assert stderr_tail("") == ""
+
+
 def test_the_certificate_keeps_the_whole_value() -> None:
     tool, outcome = failed_on_a_long_input()
     failure = item_record(tool, outcome, Settings())["check"]["failure"]
@@ -84,3 +118,158 @@ def test_a_record_of_another_version_is_not_assembled() -> None:
     assert certificate([record], Settings(), seed=1)["summary"]["failed"] == 1
     with pytest.raises(RecordError, match="every process of a run must use the same version"):
         certificate([{**record, "version": 1}], Settings(), seed=1)
+
+
+def reproduced(settings: Settings) -> tuple[list[str], str]:
+    """The pytest command's arguments and the Python code of a failure found with ``settings``."""
+    tool, outcome = failed_on_a_long_input()
+    lines = format_failure(tool, outcome, settings).split("Reproduce with:\n")[1].splitlines()
+    assert lines[1] == "or in Python:"
+    return shlex.split(lines[0]), "\n".join(line.removeprefix("    ") for line in lines[2:])
+
+
+def called(code: str, function: str) -> tuple[list[Any], dict[str, Any]]:
+    """The literal arguments of the one call of ``function`` in ``code``."""
+    (call,) = [
+        node
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == function
+    ]
+    positional = [ast.literal_eval(argument) for argument in call.args]
+    return positional, {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+
+
+def settings_of(arguments: list[str]) -> Settings:
+    """The settings a pytest command gives, read through the options table as the plugin
+    reads it."""
+    given: dict[str, list[str]] = {}
+    for argument in arguments:
+        flag, _, text = argument.partition("=")
+        given.setdefault(flag, []).append(text)
+    values: dict[str, Any] = {}
+    for option in OPTIONS:
+        if option.setting and option.flag in given:
+            texts = given[option.flag]
+            values[option.setting] = (
+                True if option.switch else option.parse(texts if option.repeatable else texts[0])
+            )
+    return Settings(**values)
+
+
+# Every setting of a run away from its default, but those a reproduction leaves out: the check
+# and the seed (it gives the failure's own), ``sys_path`` (where this process imports from) and
+# ``nondeterministic`` (exemptions by name, which apply to no failure and name other tools).
+EVERY_SETTING: dict[str, Any] = {
+    "examples": 7,
+    "timeout": 2.5,
+    "protocol": "axm",
+    "name_pattern": "^[a-z_]+$",
+    "max_result_bytes": 4096,
+    "memory_limit": None,
+    "strict": True,
+    "tool_budget": 60.0,
+    "worker_user": "nobody",
+    "allow_root": True,
+    "mcp_env": (("TOKEN", "a b"), ("MODE", "x=1")),
+    "pace": 0.5,
+}
+LEFT_OUT = {"checks", "seed", "sys_path", "nondeterministic"}
+
+
+def test_a_reproduction_is_decided_for_every_setting() -> None:
+    """A new setting fails here until it is carried (below) or left out (with why)."""
+    named = {field.name for field in dataclasses.fields(Settings)}
+    assert named == {*EVERY_SETTING, "worker_files", *LEFT_OUT}
+
+
+def test_both_reproductions_carry_every_setting_that_changes_what_the_run_finds(
+    tmp_path: Path,
+) -> None:
+    """Read back, the pytest command and the check_tool call give the run's settings, with
+    the failing check and the tool's seed."""
+    run = Settings(**EVERY_SETTING, worker_files=str(tmp_path))
+    command, code = reproduced(run)
+    assert command[:2] == ["pytest", "--axm-conformance"]
+    assert "--axm-check=no-unexpected-exception" in command and "--axm-seed=1" in command
+    assert settings_of(command) == run
+    (ref,), keywords = called(code, "check_tool")
+    assert ref == "tools:WordCountTool"
+    assert keywords.pop("checks") == ("no-unexpected-exception",)
+    assert keywords.pop("seed") == 1
+    assert Settings(**keywords) == run
+
+
+def test_the_settings_of_a_contained_run_reach_both_reproductions(tmp_path: Path) -> None:
+    files = tmp_path / "notes files"
+    files.mkdir()
+    run = Settings(
+        worker_user="nobody",
+        worker_files=str(files),
+        mcp_env=(("API_TOKEN", "t0k en"),),
+        timeout=2.0,
+        protocol="axm",
+    )
+    command, code = reproduced(run)
+    for option in [
+        "--axm-worker-user=nobody",
+        f"--axm-worker-files={files}",
+        "--axm-mcp-env=API_TOKEN=t0k en",
+        "--axm-timeout=2.0",
+        "--axm-protocol=axm",
+    ]:
+        assert option in command
+    _, keywords = called(code, "check_tool")
+    assert keywords == {
+        "checks": ("no-unexpected-exception",),
+        "seed": 1,
+        "worker_user": "nobody",
+        "worker_files": str(files),
+        "mcp_env": (("API_TOKEN", "t0k en"),),
+        "timeout": 2.0,
+        "protocol": "axm",
+    }
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"worker_user": "nobody"},
+        {"worker_files": "."},
+        {"mcp_env": (("A", "1"),)},
+        {"allow_root": True},
+    ],
+    ids=lambda setting: next(iter(setting)),
+)
+def test_a_run_contained_beyond_this_process_is_not_reproduced_by_a_bare_call(
+    setting: dict[str, Any],
+) -> None:
+    """As another user, on copies of files, in an added environment or calling as root what
+    writes files: the Python goes through check_tool and the worker, never load_tool."""
+    _, code = reproduced(Settings(**setting))
+    called(code, "check_tool")
+    assert "load_tool(" not in code.split("#")[0] and "tool.execute" not in code
+    assert code.splitlines()[-1].startswith("# through the kit's worker, contained as the run was")
+
+
+def test_defaults_are_left_out_of_both_reproductions() -> None:
+    command, code = reproduced(Settings())
+    assert command == [
+        "pytest",
+        "--axm-conformance",
+        "--axm-tool=tools:WordCountTool",
+        "--axm-check=no-unexpected-exception",
+        "--axm-seed=1",
+    ]
+    assert called(code, "load_tool") == (["tools:WordCountTool"], {})
+
+
+def test_a_call_in_this_process_says_it_is_not_contained_and_keeps_the_protocol() -> None:
+    """A forced protocol loads the tool as the run did; the worker's limits, which a call here
+    lacks, stay with the pytest command."""
+    command, code = reproduced(Settings(protocol="axm", timeout=2.0))
+    assert "--axm-protocol=axm" in command and "--axm-timeout=2.0" in command
+    assert called(code, "load_tool") == (["tools:WordCountTool"], {"protocol": "axm"})
+    assert code.splitlines()[-1] == (
+        "# in this process: as you, in the current directory, with no timeout or memory limit; "
+        "the pytest command runs it contained, as the run did"
+    )

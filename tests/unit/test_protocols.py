@@ -37,7 +37,8 @@ from axm_conformance.protocols import (
     registered,
     tool_from,
 )
-from axm_conformance.protocols._mcp import McpTool
+from axm_conformance.protocols._base import LoadOptions
+from axm_conformance.protocols._mcp import McpTool, _Connection
 from axm_conformance.protocols._registry import UnknownProtocol
 from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
 from tests.conftest import FIXTURES
@@ -691,14 +692,16 @@ def _text_result(text: str, *, failed: bool = False) -> dict[str, Any]:
     return {"result": {"content": [{"type": "text", "text": text}], "isError": failed}}
 
 
-def test_an_mcp_success_in_the_form_of_the_tools_own_errors_is_told() -> None:
-    """The form of a tool's errors is learnt from its failed answers: their text up to the
-    first ': ', or the whole message when it has none."""
-    tool = McpTool(connection=None, definition={"name": "read"})  # type: ignore[arg-type]
+def test_an_mcp_success_in_the_form_of_the_servers_own_errors_is_told() -> None:
+    """The form of a server's errors is learnt from its failed answers, whichever tool gave
+    them: their text up to the first ': ', or the whole message when it has none."""
+    connection = _Connection(["server"], LoadOptions())
+    tool = McpTool(connection, definition={"name": "read"})
+    neighbour = McpTool(connection, definition={"name": "write"})
     tool.remember(_text_result("Error: no such file", failed=True))
-    tool.remember({"error": {"code": -32603, "message": "quota exceeded"}})
+    neighbour.remember({"error": {"code": -32603, "message": "quota exceeded"}})
     tool.remember(_text_result("3"))  # a success teaches nothing
-    assert tool.error_texts == ["Error: no such file", "quota exceeded"]
+    assert connection.error_texts == ["Error: no such file", "quota exceeded"]
     assert tool.resembled_error(_text_result("Error: disk full")) == "Error: no such file"
     assert tool.resembled_error(_text_result("quota exceeded")) == "quota exceeded"
     assert tool.resembled_error(_text_result("quota exceeded soon")) == ""

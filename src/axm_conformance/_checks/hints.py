@@ -10,13 +10,14 @@ to a server of its own, cut off from every network, and must be served as well.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, not_run
+from axm_conformance._workdir import Change
 from axm_conformance.protocols import can_cut_off
 
 __all__: list[str] = []
@@ -28,6 +29,8 @@ _DEFAULTS = {
     "idempotentHint": False,
     "openWorldHint": True,
 }
+# What loses data: a file rewritten with its old content kept ("extended") is an additive update.
+_DESTRUCTIVE = ("overwrote", "deleted")
 
 
 def _hint(subject: SubjectInfo, name: str) -> bool:
@@ -49,10 +52,14 @@ def _declares(name: str, value: bool) -> Callable[[SubjectInfo], str | Finding |
     return applies
 
 
-def _changed(call: Call) -> tuple[str, ...]:
+def _changed(call: Call) -> tuple[Change, ...]:
     result = call.observation.result
     assert result is not None
     return result.changes
+
+
+def _said(changes: Iterable[Change]) -> str:
+    return ", ".join(str(change) for change in changes)
 
 
 @check(
@@ -66,7 +73,7 @@ def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Fo
     """A tool that declares itself read-only changes nothing in its working directory."""
     changes = _changed(call)
     if changes:
-        yield f"declares readOnlyHint, yet the call {', '.join(changes)}"
+        yield f"declares readOnlyHint, yet the call {_said(changes)}"
 
 
 @check(
@@ -77,12 +84,15 @@ def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Fo
     requires=("behaviour-hints",),
 )
 def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A tool that declares itself non-destructive deletes and overwrites no existing file."""
-    destroyed = [change for change in _changed(call) if change.startswith(("overwrote", "deleted"))]
+    """A tool that declares itself non-destructive deletes and overwrites no existing file.
+
+    A file it writes anew with its old content kept (see :mod:`axm_conformance._workdir`) was
+    extended, not overwritten."""
+    destroyed = [change for change in _changed(call) if change.kind in _DESTRUCTIVE]
     if destroyed:
         yield (
             f"declares destructiveHint: false (additive updates only), yet the call "
-            f"{', '.join(destroyed)}"
+            f"{_said(destroyed)}"
         )
 
 
@@ -101,7 +111,7 @@ def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> F
     if again is None or again.result is None or first is None:
         return
     if again.result.state != first.state:
-        changes = ", ".join(again.result.changes) or "changed its working directory"
+        changes = _said(again.result.changes) or "changed its working directory"
         yield f"declares idempotentHint, yet the same call made again {changes}"
 
 

@@ -9,6 +9,7 @@ absorb it, and is a warning naming what absorbs it where it does.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from axm_conformance._checks._registry import Applies, Context, Found, check, first_few
@@ -265,3 +266,25 @@ def result_size(subject: SubjectInfo, call: Call, context: Context) -> Found:
             f"the serialised result is {measure}{result.size:,} bytes, "
             f"over the {limit:,}-byte limit (--axm-max-result-bytes)"
         )
+
+
+@check("success-not-an-error", "results", applies=input_unusable, considers=("returned",))
+def success_not_an_error(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """A success does not carry an error: its text or payload has no form of one."""
+    result = call.observation.result
+    assert result is not None
+    form = subject.result.disguised(result)
+    if form:
+        yield warning(
+            f"reported success with {subject.result.says(result)!r}, an error in disguise "
+            f"({form}): {_report_failure(subject)}, so that the client and the model know the "
+            "call failed; the kit does not count it as served"
+        )
+
+
+def _report_failure(subject: SubjectInfo) -> str:
+    """How the tool's protocol reports a failure, said as advice."""
+    if subject.result.returns != "tool-result":
+        return "raise the error instead"
+    field, success = subject.result.success
+    return f"report it as a failure ({field}: {json.dumps(not success)})"

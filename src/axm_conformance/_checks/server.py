@@ -3,7 +3,7 @@
 It answers the handshake in time and declares its tools, writes nothing but protocol messages
 and only valid ones, lists its tools the same way twice through pages that end, refuses a call of
 a tool it does not list as the spec says, and exits when its input closes, leaving no process
-behind.
+behind, fresh and after one call of each of its tools.
 """
 
 from __future__ import annotations
@@ -98,3 +98,14 @@ def server_exits(subject: SubjectInfo, context: Context) -> Found:
         )
     for leftover in facts.leftovers:
         yield f"left a process running after it exited: {leftover}"
+    # Closed again after one call of each tool: what a call starts may keep the server running.
+    after = f"after one call of each of its tools ({', '.join(facts.called)})"
+    if facts.exited_after_calls is False:
+        yield (
+            f"the server exits when its stdin closes in a fresh session, but {after} it still "
+            f"ran {facts.exit_grace:g} s after its stdin closed; it was killed"
+        )
+    for leftover in facts.leftovers_after_calls:
+        yield f"{after}, left a process running after it exited: {leftover}"
+    if facts.calls_ended:
+        yield note(f"how it ends after calls of its tools is not judged: {facts.calls_ended}")

@@ -1,10 +1,8 @@
 """Wire checks: what a tool served over JSON-RPC answers a valid input (an MCP server's tool).
 
 A schema-valid input gets a result, never an error response; every answer is a well-formed
-message of the protocol, with nothing else written meanwhile; a structured result is also given
-as text, for clients that read only the content; and a success does not carry an error message.
-What an error message looks like is learnt from the tool itself: a call known to fail (its
-required arguments left out), and its failed results.
+message of the protocol, with nothing else written meanwhile; and a structured result is also
+given as text, for clients that read only the content.
 """
 
 from __future__ import annotations
@@ -109,27 +107,3 @@ def _carries(text: Any, structured: Any) -> bool:
 
 
 _UNPARSED = object()
-
-
-@check(
-    "success-not-an-error",
-    "results",
-    applies=input_unusable,
-    considers=("returned",),
-    requires=("json-rpc",),
-)
-def success_not_an_error(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A success does not carry an error message in the form of the tool's own errors."""
-    result = call.observation.result
-    assert result is not None
-    if result.resembled_error:
-        text = " ".join(
-            str(block.get("text", ""))
-            for block in result.fields.get("content") or []
-            if isinstance(block, dict)
-        )
-        yield warning(
-            f"reported success with the text {text[:200]!r}, in the form of its own error "
-            f"message {result.resembled_error[:200]!r}: set isError, so that the client and "
-            "the model know the call failed"
-        )

@@ -8,8 +8,8 @@ else of the kit's environment reaches it.
 
 The tools of one reference share one session, which starts again after the server died. The
 server as a whole is described by a session of its own (:func:`probe`): its handshake, two
-listings, what it wrote, and how it ended when its input closed. That description is the subject
-of the server-level checks.
+listings, what it wrote, and how it ended when its input closed; then, started again, how it ends
+after one call of each of its tools. That description is the subject of the server-level checks.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from axm_conformance._observation import (
 from axm_conformance._platform import SYSTEM_VARIABLES, home_variables
 from axm_conformance._proctable import table
 from axm_conformance._sweep import live_descendants
-from axm_conformance._workdir import Snapshot, snapshot
+from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.protocols._base import (
     CallCrashed,
     Cleanups,
@@ -109,6 +109,9 @@ class _Connection:
     handshake: Handshake | None = None
     # The working directory after the last call: what the next call's first look starts from.
     files: Snapshot | None = None
+    # The texts the server's error path gave (isError results, error responses), to tell an
+    # error reported as a success by its form, whichever of its tools gave them.
+    error_texts: list[str] = dataclasses.field(default_factory=list)
 
     def open(self) -> Session:
         if self.session is None:
@@ -176,7 +179,7 @@ class _Answer:
 
     response: dict[str, Any]
     wire_errors: tuple[str, ...] = ()
-    changes: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
     state: str = ""
     resembled_error: str = ""
 
@@ -191,9 +194,6 @@ class McpTool:
     def __init__(self, connection: _Connection, definition: dict[str, Any]) -> None:
         self._connection = connection
         self.definition = definition
-        # The texts the tool's own error path gave (isError results, error responses), to tell
-        # an error reported as a success by its form; the first from a call known to fail.
-        self.error_texts: list[str] = []
         self._probed = False
 
     @property
@@ -223,7 +223,9 @@ class McpTool:
         """Make the calls inside the block to a server of their own, started cut off from the
         network, and stopped after them."""
         shared = self._connection
-        self._connection = _Connection(shared.command, shared.options, offline=True)
+        self._connection = _Connection(
+            shared.command, shared.options, offline=True, error_texts=shared.error_texts
+        )
         try:
             yield
         finally:
@@ -248,12 +250,12 @@ class McpTool:
 
     def remember(self, response: dict[str, Any]) -> None:
         """Keep the text of an error answer (a few of them)."""
-        text = _error_text(response)
-        if text and text not in self.error_texts and len(self.error_texts) < _ERRORS_KEPT:
-            self.error_texts.append(text)
+        text, kept = _error_text(response), self._connection.error_texts
+        if text and text not in kept and len(kept) < _ERRORS_KEPT:
+            kept.append(text)
 
     def resembled_error(self, response: dict[str, Any]) -> str:
-        """The error text of this tool whose form a success's only text takes, if any."""
+        """The error text of the server whose form a success's only text takes, if any."""
         result = response.get("result")
         if not isinstance(result, dict) or result.get("isError") is True:
             return ""
@@ -263,7 +265,7 @@ class McpTool:
         ):
             return ""
         text = "".join(str(block.get("text", "")) for block in content).strip()
-        return next((error for error in self.error_texts if _in_form(text, error)), "")
+        return next((error for error in self._connection.error_texts if _in_form(text, error)), "")
 
     def __repr__(self) -> str:
         return (
@@ -358,7 +360,8 @@ def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
 
 def probe(server: McpServer) -> ServerFacts:
     """Start the server in a session of its own and observe it whole: the handshake, two
-    listings, every line it wrote, and how it ended when its input closed."""
+    listings, every line it wrote, and how it ended when its input closed; then, if it exited,
+    how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
     session = Session(server.command, os.getcwd(), server_env(server.options))
     session.timeout = server.options.timeout
@@ -371,6 +374,7 @@ def probe(server: McpServer) -> ServerFacts:
     unknown_tool = ""
     listings: list[tuple[str, ...]] = []
     listing_error = ""
+    tools: list[dict[str, Any]] = []
     try:
         handshake = connect(session)
         seconds = time.monotonic() - started
@@ -390,7 +394,11 @@ def probe(server: McpServer) -> ServerFacts:
     # The server's children, while they are still its own (see live_descendants).
     running = set(live_descendants(os.getpid())) - before
     exited, _ = session.close(grace=_EXIT_GRACE)
-    leftovers = _left_behind(before, running)
+    left = _left_behind(before, running)
+    # A server that already lingers fresh would only cost another grace to say so again.
+    after = _AfterCalls()
+    if exited and tools:
+        after = _closed_after_calls(server, tools, named=set(left.values()))
     return ServerFacts(
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
@@ -404,15 +412,89 @@ def probe(server: McpServer) -> ServerFacts:
         message_errors=tuple(session.problems),
         exit_grace=_EXIT_GRACE,
         exited=exited,
-        leftovers=leftovers,
+        leftovers=_said(left),
         stderr_tail="\n".join(session.stderr[-20:]),
+        called=after.called,
+        exited_after_calls=after.exited,
+        leftovers_after_calls=after.leftovers,
+        calls_ended=after.ended,
     )
 
 
-def _left_behind(before: set[int], running: set[int]) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class _AfterCalls:
+    """How a server ended when closed after one call of each tool: see :class:`ServerFacts`."""
+
+    called: tuple[str, ...] = ()
+    exited: bool | None = None
+    leftovers: tuple[str, ...] = ()
+    ended: str = ""
+
+
+def _closed_after_calls(
+    server: McpServer, tools: list[dict[str, Any]], named: set[str]
+) -> _AfterCalls:
+    """Start the server again, call each tool once with a valid input, and close its stdin: a
+    tool may leave running what keeps the server from exiting (a thread, a child). A process
+    left behind whose command line is ``named`` already (left by a fresh session) is not said
+    again.
+
+    Each call is bounded by the server's timeout; one that is not answered, or that ends the
+    server, ends the session, which is then not judged by how it ends."""
+    inputs: dict[str, Any] = {}
+    for tool in tools:
+        inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
+    before = set(live_descendants(os.getpid()))
+    session = Session(server.command, os.getcwd(), server_env(server.options))
+    session.timeout = server.options.timeout
+    called: list[str] = []
+    ended = ""
+    try:
+        session.start()
+        connect(session)
+    except WireError as exc:
+        ended = f"the server did not answer the handshake again: {exc}"
+    else:
+        for name, arguments in inputs.items():
+            try:
+                session.request("tools/call", {"name": name, "arguments": arguments})
+            except WireError as exc:
+                shown = canonical_json(arguments)[:200]
+                ended = f"calling {name} with {shown} ended the session: {exc}"
+                break
+            called.append(name)
+    running = set(live_descendants(os.getpid())) - before
+    exited, _ = session.close(grace=_CLOSE_GRACE if ended else _EXIT_GRACE)
+    # Whatever it left is ended either way; a server killed on a hung call is not to blame.
+    left = _left_behind(before, running)
+    if ended:
+        return _AfterCalls(tuple(called), ended=ended)
+    new = {pid: line for pid, line in left.items() if line not in named}
+    return _AfterCalls(tuple(called), exited, _said(new))
+
+
+def _valid_input(schema: Any) -> dict[str, Any]:
+    """The first of the kit's boundary inputs of ``schema`` (its required properties, each with
+    its simplest value); {} when it gives no object."""
+    # Not boundary_inputs, which also builds the schema's Hypothesis strategies: in the worker's
+    # fresh directory, with no Hypothesis cache, that takes seconds. Imported here, so that only
+    # a worker that probes a server with tools imports Hypothesis: the one that describes, which
+    # then has more than one subject and certifies none of them.
+    from axm_conformance._strategies._boundaries import Boundaries
+    from axm_conformance._strategies._document import Document
+
+    try:
+        examples = Boundaries(Document(schema)).examples
+    except ValueError:  # an invalid or unsatisfiable schema, which its own checks report
+        return {}
+    first = examples[0].value if examples else {}
+    return first if isinstance(first, dict) else {}
+
+
+def _left_behind(before: set[int], running: set[int]) -> dict[int, str]:
     """The processes started since ``before`` that still run once the server is gone (those
-    ``running`` before it was closed among them): each is killed, and said as its pid and
-    command line."""
+    ``running`` before it was closed among them), each with its command line: each is
+    killed."""
     # What a server's children do on its exit takes a moment; a child that exits on its own
     # meanwhile was not left behind.
     deadline = time.monotonic() + 0.5
@@ -426,6 +508,11 @@ def _left_behind(before: set[int], running: set[int]) -> tuple[str, ...]:
             break
         time.sleep(0.05)
     table().kill(list(left))
+    return left
+
+
+def _said(left: dict[int, str]) -> tuple[str, ...]:
+    """Processes left behind, each as its pid and command line."""
     return tuple(f"pid {pid}: {line}" for pid, line in left.items())
 
 
@@ -510,7 +597,11 @@ class McpProtocol(ToolProtocol):
 
     def describe(self) -> SubjectInfo:
         if isinstance(self.obj, McpServer):
-            return self._described_server(probe(self.obj))
+            started = time.perf_counter()
+            facts = probe(self.obj)
+            return self._described_server(
+                dataclasses.replace(facts, duration=time.perf_counter() - started)
+            )
         definition: dict[str, Any] = self.obj.definition
         schema = definition.get("inputSchema")
         return self._info(
