@@ -11,6 +11,7 @@ its text or payload takes one of the forms errors take:
   (``'NoneType' object has no attribute 'x'``, ``[Errno 2] ...``);
 - a JSON payload whose status says error: ``"result": "error"``, ``"status": "error"``,
   ``"success": false``, a non-empty ``error`` field, or a content block annotated ``error``;
+  a tool result wrapped in the payload (its ``isError``, its ``content``) is read the same way;
 - the form of an error the same tool or server gave in this run (learnt where the tool runs:
   ``ResultFacts.resembled_error``).
 
@@ -88,6 +89,14 @@ def _text_form(text: str) -> str:
 
 
 def _mapping_form(payload: dict[str, Any]) -> str:
+    # A tool result wrapped in the payload, as servers that pass on their own results do.
+    if payload.get("isError") is True:
+        return 'its "isError" is true'
+    content = payload.get("content")
+    if isinstance(content, list):
+        found = error_form(content)
+        if found:
+            return found
     for key in _ERROR_STATUS:
         value = payload.get(key)
         if isinstance(value, str) and value.strip().lower() == "error":

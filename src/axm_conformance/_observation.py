@@ -124,9 +124,10 @@ class ResultModel:
         return result is not None and self.succeeded(result) and not self.disguised(result)
 
     def refused(self, observation: Observation) -> bool:
-        """Whether a call returned a result that reports a failure, or a success that is an
-        error in disguise (not whether it raised or crashed)."""
-        return observation.result is not None and not self.served(observation)
+        """Whether a call returned a result that reports a failure (not whether it raised or
+        crashed). An error in disguise is neither served nor refused: what only its form says
+        is never grounds to blame a tool for refusing."""
+        return observation.result is not None and not self.succeeded(observation.result)
 
     def says(self, result: ResultFacts) -> str:
         """What a result says, in one line: its error, else its text, else its JSON."""

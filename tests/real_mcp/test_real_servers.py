@@ -48,7 +48,7 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
         **server.get("options", {}),
     )
     expected = server.get("verdicts", {})
-    found, findings = {}, {}
+    found, findings, tool_calls = {}, {}, {}
     for tool in report.tools:
         key = "SERVER" if tool.subject.kind == "server" else str(tool.subject.name)
         verdict = tool.verdict.verdict
@@ -61,10 +61,12 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
         ]
         found[key] = f"{verdict} with warnings" if verdict == "certified" and warned else verdict
         findings[key] = [o.check_id for o in tool.failed] + warned
+        tool_calls[key] = tool.calls
+    others = expected.get("*", "certified")  # the tools not named
     wrong = {
-        key: (verdict, findings[key])
+        key: (verdict, findings[key], tool_calls[key])
         for key, verdict in found.items()
-        if verdict != expected.get(key, "certified")
+        if verdict != expected.get(key, "certified" if key == "SERVER" else others)
     }
     assert "SERVER" in found and len(found) > 1, found
     assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"

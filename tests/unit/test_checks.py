@@ -952,6 +952,31 @@ CASES = [
     ),
     case(
         "success-not-an-error",
+        "a tool result wrapped in the structured content",
+        warning("(a content block annotated as an error)"),
+        subject=MCP,
+        call=call(
+            answered(
+                content=[text("ok")],
+                structuredContent={
+                    "content": [
+                        {**text("**Matplotlib not available**"), "annotations": {"error": "x"}}
+                    ]
+                },
+            )
+        ),
+    ),
+    case(
+        "success-not-an-error",
+        "a wrapped tool result whose text is an error",
+        warning("(it begins with an error label)"),
+        subject=MCP,
+        call=call(
+            answered(content=[text('{"content": [{"type": "text", "text": "**Error:** no zz"}]}')])
+        ),
+    ),
+    case(
+        "success-not-an-error",
         "a JSON text whose result is error",
         warning('(its "result" is "error")'),
         subject=MCP,
