@@ -210,8 +210,8 @@ def summary_markdown(document: dict[str, Any]) -> str:
         + (f"seed {seed}" if seed is not None else "seeds derived per tool")
         + f", axm-conformance {document['kit']['version']}.",
         "",
-        "| tool | protocol | verdict | findings |",
-        "| --- | --- | --- | --- |",
+        "| tool | protocol | verdict | valid calls served | findings |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for tool in document["tools"]:
         findings = [
@@ -224,8 +224,10 @@ def summary_markdown(document: dict[str, Any]) -> str:
         verdict = verdict_line(tool)
         if not tool["certified"]:
             verdict = f"**{verdict}**"
+        calls = tool.get("calls")
+        served = f"{calls['served']} of {calls['valid']}" if calls else ""
         lines.append(
-            f"| `{_cell(tool['key'])}` | {tool['protocol']} | {verdict} | "
+            f"| `{_cell(tool['key'])}` | {tool['protocol']} | {verdict} | {served} | "
             + ("<br>".join(findings) or "none")
             + " |"
         )
