@@ -23,6 +23,10 @@ _LONGEST = 1000
 # words come at the end, and what came before is most often more of the same.
 _TAIL_LINES = 12
 _TAIL_BYTES = 2 * _LONGEST
+# How a Python process reports its own death: kept whole, up to these bounds.
+_REPORTS = ("Traceback (most recent call last):", "Fatal Python error:")
+_REPORT_LINES = 60
+_REPORT_BYTES = 8 * _LONGEST
 
 
 def elided(text: str, limit: int = _LONGEST) -> str:
@@ -36,14 +40,17 @@ def elided(text: str, limit: int = _LONGEST) -> str:
 def stderr_tail(text: str) -> str:
     """The end of what a process wrote to stderr: its last lines, at most ``_TAIL_LINES`` of
     them in ``_TAIL_BYTES`` (at least the last one, whatever its length), after a line saying
-    what was left out before them."""
+    what was left out before them. The process's last report of its own death (a Python
+    traceback, or a fatal error's stacks, whose innermost frame comes first) is kept whole when
+    it fits in ``_REPORT_LINES`` and ``_REPORT_BYTES``."""
     lines = text.rstrip().splitlines()
-    kept, size = 0, 0
-    for line in reversed(lines):
-        size += len(line.encode()) + 1
-        if kept and (kept == _TAIL_LINES or size > _TAIL_BYTES):
-            break
-        kept += 1
+    kept = _fitting(lines, _TAIL_LINES, _TAIL_BYTES)
+    report = next(
+        (len(lines) - at for at in range(len(lines) - 1, -1, -1) if lines[at].startswith(_REPORTS)),
+        0,
+    )
+    if kept < report <= _fitting(lines, _REPORT_LINES, _REPORT_BYTES):
+        kept = report
     left = lines[: len(lines) - kept]
     if not left:
         return "\n".join(lines)
@@ -51,6 +58,17 @@ def stderr_tail(text: str) -> str:
     dropped = sum(len(line.encode()) + 1 for line in left)
     shown = f"{dropped:,} bytes" if dropped < 1000 else f"{dropped / 1000:.1f} kB"
     return "\n".join([f"... {count} ({shown}) left out", *lines[-kept:]])
+
+
+def _fitting(lines: list[str], most: int, size: int) -> int:
+    """How many of the last ``lines`` fit in ``most`` lines and ``size`` bytes (at least one)."""
+    kept, used = 0, 0
+    for line in reversed(lines):
+        used += len(line.encode()) + 1
+        if kept and (kept == most or used > size):
+            break
+        kept += 1
+    return kept
 
 
 # What a call in the user's own process cannot give the tool as the run's worker did: another

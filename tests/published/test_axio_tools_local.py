@@ -283,15 +283,26 @@ REAL_DEFECTS: dict[str, set[str]] = {
 }
 # tool -> its verdict and the checks that warn or are inconclusive (see the page). patch_file
 # returns only for an input that names the worker file with from_line and to_line inside it;
-# no input of this run does, so its result checks judge no value.
+# no input of this run does, so it serves none of its valid calls: every check of them is
+# inconclusive. search_files answers a missing path or a bad regex with an "error: ..." text.
+_SERVED_NONE = {
+    "call-completes",
+    "no-unexpected-exception",
+    "result-type",
+    "result-json",
+    "result-size",
+    "success-not-an-error",
+    "input-not-mutated",
+    "leaves-no-trace",
+}
 VERDICTS: dict[str, tuple[str, set[str], set[str]]] = {
     "list_files": ("certified", set(), set()),
-    "search_files": ("certified", set(), set()),
+    "search_files": ("certified", {"success-not-an-error"}, set()),
     "shell": ("certified", set(), set()),
     "run_python": ("certified", set(), set()),
     "write_file": ("certified", set(), set()),
     "read_file": ("certified", set(), set()),
-    "patch_file": ("inconclusive", set(), {"result-type", "result-json", "result-size"}),
+    "patch_file": ("inconclusive", set(), _SERVED_NONE),
 }
 
 

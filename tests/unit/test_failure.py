@@ -273,3 +273,20 @@ def test_a_call_in_this_process_says_it_is_not_contained_and_keeps_the_protocol(
         "# in this process: as you, in the current directory, with no timeout or memory limit; "
         "the pytest command runs it contained, as the run did"
     )
+
+
+def test_a_stderr_tail_keeps_the_processs_last_report_of_its_death_whole() -> None:
+    """A fatal error's stacks list the innermost frame first: cut to its last lines, the report
+    would lose what killed the process and where."""
+    noise = [f"log line {n}" for n in range(30)]
+    report = [
+        "Fatal Python error: Segmentation fault",
+        "",
+        "Current thread 0x7f (most recent call first):",
+        *(f'  File "tool.py", line {n} in execute' for n in range(20)),
+    ]
+    tail = stderr_tail("\n".join([*noise, *report]))
+    assert tail.splitlines() == ["... 30 earlier lines (350 bytes) left out", *report]
+    # A report too long to keep whole is cut as any tail is.
+    long = ["Traceback (most recent call last):", *(f"  frame {n}" for n in range(100))]
+    assert len(stderr_tail("\n".join(long)).splitlines()) == 13
