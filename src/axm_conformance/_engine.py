@@ -589,35 +589,52 @@ class _Session:
         self.worker.restart()
         if refusal:
             time.sleep(_PAUSES[0])
-        again = self.call(
-            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
-        )
-        found = self.violations(run.check, again)
-        if found and _severe(found) == _severe(violations):
+        again = self.call_again(run)
+        if again is None:
             return
+        happened, found = again
         if refusal:
             run.failure = None
             run.notes.append(
                 note(
                     f"not blamed on an input: {violations[0]}; called again alone in a fresh "
-                    f"worker after a pause, {self.happened(again.observation)} (the server's "
-                    "pacing, or what earlier calls left)"
+                    f"worker after a pause, {happened} (the server's pacing, or what earlier "
+                    "calls left)"
                 )
             )
             return
-        second = f"found only a warning: {found[0]}" if found else "found nothing"
-        alone = (
-            f"called again alone in a fresh worker: {self.happened(again.observation)}; this "
-            f"check then {second}: the failure depends on the calls made before it"
+        self.add_to_failure(
+            run,
+            f"called again alone in a fresh worker: {happened}; {found}: the failure depends "
+            "on the calls made before it",
         )
-        severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
-        run.failure = (call, (*violations, Finding(alone, severity)))
 
     def happened(self, observation: Observation) -> str:
         """What one call came to, in a few words, served or not."""
         if self.subject.result.served(observation):
             return "it was served"
         return _happened(observation)
+
+    def call_again(self, run: _Run) -> tuple[str, str] | None:
+        """Call a failure's input once more: None when the failure happens again, else what the
+        call came to and what the check then found, in words."""
+        assert run.failure is not None
+        call, violations = run.failure
+        again = self.call(
+            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
+        )
+        found = self.violations(run.check, again)
+        if found and _severe(found) == _severe(violations):
+            return None
+        second = f"found only a warning: {found[0]}" if found else "found nothing"
+        return self.happened(again.observation), f"this check then {second}"
+
+    def add_to_failure(self, run: _Run, text: str) -> None:
+        """Add a sentence to a failure, as severe as the failure."""
+        assert run.failure is not None
+        call, violations = run.failure
+        severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
+        run.failure = (call, (*violations, Finding(text, severity)))
 
     def confirm(self, run: _Run) -> None:
         """Call a failure's input once more: a failure that does not happen again is flaky,
@@ -627,22 +644,14 @@ class _Session:
         and the crash is a fact.
         """
         assert run.failure is not None
-        call, violations = run.failure
-        if call.observation.status == "crashed" or time.monotonic() > self.deadline:
+        if run.failure[0].observation.status == "crashed" or time.monotonic() > self.deadline:
             return
-        again = self.call(
-            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
-        )
-        found = self.violations(run.check, again)
-        if found and _severe(found) == _severe(violations):
-            return
-        second = f"found only a warning: {found[0]}" if found else "found nothing"
-        flaky = (
-            f"flaky: called again with the same input: {_happened(again.observation)}; "
-            f"this check then {second}"
-        )
-        severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
-        run.failure = (call, (*violations, Finding(flaky, severity)))
+        again = self.call_again(run)
+        if again is not None:
+            happened, found = again
+            self.add_to_failure(
+                run, f"flaky: called again with the same input: {happened}; {found}"
+            )
 
     def shrink(self, run: _Run, seed: int) -> None:
         """Replace the run's failure by the smallest input Hypothesis finds that still fails.

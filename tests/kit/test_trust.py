@@ -75,7 +75,7 @@ def test_a_failure_that_does_not_happen_again_is_reported_as_flaky() -> None:
     assert outcome.status == "failed"
     assert outcome.messages[0].startswith("raised KeyError")
     assert outcome.messages[-1] == (
-        "flaky: called again with the same input: it returned; this check then found nothing"
+        "flaky: called again with the same input: it was served; this check then found nothing"
     )
 
 
