@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(
             f"{protocol:<10} {tools:>5} {expected:>8} {found:>5} {missed:>6} {extra:>5}"
         )
+
+
+def skip_unless_nobody() -> None:
+    """Skip a test that runs a worker as the user nobody, where it cannot."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("running the worker as another user needs root")
+    import pwd
+
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user named nobody")

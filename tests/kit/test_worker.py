@@ -27,6 +27,7 @@ from axm_conformance._worker import (
     WorkerConfig,
     fork_server,
 )
+from tests.conftest import skip_unless_nobody
 
 pytestmark = pytest.mark.slow
 
@@ -607,12 +608,7 @@ def test_another_user_needs_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def nobody_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Environment for a worker run as nobody, with an interpreter that nobody can run (for a
     forked worker, its fork server's)."""
-    if os.geteuid() != 0:
-        pytest.skip("running the worker as another user needs root")
-    try:
-        pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("no user named nobody")
+    skip_unless_nobody()
     env = {"PYTHONPATH": str(Path(axm_conformance.__file__).parents[1])}
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     for interpreter in (sys.executable, f"/usr/bin/python{version}"):

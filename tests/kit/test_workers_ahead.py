@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pwd
 import shutil
 import signal
 import sys
@@ -16,7 +15,7 @@ import pytest
 
 from axm_conformance._settings import Settings, SettingsError
 from axm_conformance._workers import WorkersAhead, inspect_tools
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, skip_unless_nobody
 
 pytestmark = pytest.mark.slow
 
@@ -180,12 +179,7 @@ def test_a_worker_user_that_cannot_run_the_interpreter_is_told_where_it_is_stopp
 ) -> None:
     """A virtual environment anyone can read, made from an interpreter in a directory only
     root enters: the message names that directory, not the environment, and says what to do."""
-    if os.geteuid() != 0:
-        pytest.skip("running the worker as another user needs root")
-    try:
-        pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("no user named nobody")
+    skip_unless_nobody()
     real = os.path.realpath(sys.executable)
     root = Path(tempfile.mkdtemp())
     try:
