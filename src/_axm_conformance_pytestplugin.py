@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from axm_conformance._options import CONFORMANCE, NONDETERMINISTIC_HELP, OPTIONS
+from axm_conformance._options import CONFORMANCE, LONG_LIVED_HELP, NONDETERMINISTIC_HELP, OPTIONS
 
 __all__ = ["pytest_addoption", "pytest_configure"]
 
@@ -36,6 +36,7 @@ def pytest_addoption(parser: Any) -> None:
                 option.ini, option.help, type="linelist" if option.repeatable else "string"
             )
     parser.addini("axm_nondeterministic", NONDETERMINISTIC_HELP, type="linelist")
+    parser.addini("axm_long_lived", LONG_LIVED_HELP, type="linelist")
 
 
 def pytest_configure(config: Any) -> None:

@@ -25,9 +25,15 @@ from typing import Any
 from axm_conformance._exceptions import release, safe_exception_info, type_name
 from axm_conformance._filewatch import FileWatch, project_roots
 from axm_conformance._literals import literals_of
-from axm_conformance._observation import Observation, SubjectInfo, first_difference, jsonable
+from axm_conformance._observation import (
+    Observation,
+    SideEffect,
+    SubjectInfo,
+    first_difference,
+    jsonable,
+)
 from axm_conformance._refs import clean_up, load
-from axm_conformance._sideeffects import Watch
+from axm_conformance._sideeffects import Watch, watch_writes
 from axm_conformance._toolstate import ToolState
 from axm_conformance.protocols import (
     CallCrashed,
@@ -96,6 +102,7 @@ def open_tools(
     inspected it can go on to certify it. Otherwise the state is their descriptions. ``options``
     are for the references a protocol loads itself (an MCP server's start).
     """
+    watch_writes()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     cleanups: Cleanups = []
@@ -243,6 +250,6 @@ def _renew_loop(state: ToolState[ToolProtocol]) -> None:
         asyncio.set_event_loop(state.loop)
 
 
-def _with_side_effects(observation: Observation, effects: tuple[str, ...]) -> Observation:
+def _with_side_effects(observation: Observation, effects: tuple[SideEffect, ...]) -> Observation:
     """The observation carrying ``effects`` as its ``side_effects``."""
     return dataclasses.replace(observation, side_effects=effects) if effects else observation

@@ -64,7 +64,9 @@ def serve(channel_in: int, channel_out: int, parent: int) -> int:
     if sys.platform != "win32":
         faulthandler.register(STACK_SIGNAL, stacks, all_threads=True)
     token = os.environ.get(TOKEN_VARIABLE, "")
-    threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
+    # A sandboxed worker (parent 0) cannot see the kit: its sandbox ends with the kit instead.
+    if parent:
+        threading.Thread(target=_die_with_parent, args=(parent, token), daemon=True).start()
     if _platform.PLATFORM.subreaper:
         _become_subreaper()
     readable, writable = _waiting(channel_in, False), _waiting(channel_out, True)

@@ -70,7 +70,7 @@ from axm_conformance._strategies import (
     without_local_constants,
 )
 from axm_conformance._worker import Crash, Worker
-from axm_conformance._workers import WorkersAhead
+from axm_conformance._workers import WorkersAhead, tool_worker
 from axm_conformance.protocols import protocol_named
 
 __all__ = ["CALL_KINDS", "Progress", "certify"]
@@ -998,10 +998,45 @@ def _probe(session: _Session, examples: list[Any], mutations: list[Mutation]) ->
     session.finish(CONCURRENCY)
 
 
+def _served_online(session: _Session) -> None:
+    """In a sandbox a tool that declares a closed world is cut off from the network for every
+    call, so no second server is needed to see it served so: instead the valid inputs it refused
+    are sent again to a worker of its own that reaches the network (only when there are any),
+    and each it serves there is a refusal that closed-world-honoured judges."""
+    runs = [run for run in session.runs if run.check.feed is OFFLINE]
+    refused = session.refused[:_OFFLINE_CALLS]
+    if not refused:
+        session.finish(OFFLINE)
+        return
+    main = session.worker
+    session.worker = tool_worker(
+        session.subject, dataclasses.replace(session.settings, network=("*",))
+    )
+    try:
+        with contextlib.suppress(_Stop):
+            for call in refused:
+                if time.monotonic() > session.deadline:
+                    session.exhausted = True
+                    raise _Stop
+                online = session.observe(call.input, VALID)[0]
+                if session.subject.result.served(online):
+                    label = "an input it refused cut off from the network, which it serves with it"
+                    for run in runs:
+                        session.record(run, dataclasses.replace(call, label=label))
+        session.finish(OFFLINE)
+    finally:
+        session.worker.close()
+        session.worker = main
+
+
 def _offline(session: _Session, examples: list[Any]) -> None:
     """Send the last few valid inputs the tool served again, cut off from the network; when no
     check made valid calls, the boundary examples it serves."""
     if not session.feeds(OFFLINE):
+        return
+    subject, settings = session.subject, session.settings
+    if settings.contained and not settings.reaches_network(subject.name, subject.needs_network):
+        _served_online(session)
         return
     with contextlib.suppress(_Stop):
         for example in examples if not session.feeds(VALID) else ():

@@ -191,6 +191,10 @@ class Forked:
         self.returncode: int | None = None
         self._server = server
 
+    def worker_pid(self) -> int:
+        """The worker's own process: this one."""
+        return self.pid
+
     def exited(self) -> bool:
         """Whether the worker has exited, without reaping it; also once the server has, for its
         workers follow it. The server writes the status a moment after the worker died; the

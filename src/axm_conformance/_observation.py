@@ -19,6 +19,7 @@ __all__ = [
     "PROGRAMMING_ERRORS",
     "Call",
     "CallableInfo",
+    "EffectKind",
     "ExceptionInfo",
     "Observation",
     "ParameterInfo",
@@ -26,6 +27,7 @@ __all__ = [
     "ResultFacts",
     "ResultModel",
     "ServerFacts",
+    "SideEffect",
     "SubjectInfo",
     "Varied",
     "canonical_json",
@@ -292,6 +294,15 @@ class SubjectInfo:
     def offers(self, capability: str) -> bool:
         return capability in self.capabilities
 
+    @property
+    def needs_network(self) -> bool:
+        """Whether the tool declares it may reach the network: axio access that is external
+        (or of an unknown kind), an MCP tool whose openWorldHint is not false (MCP's default
+        is true). A tool of a protocol with no such declaration declares it does not."""
+        if any(access in self.effects for access in ("external", "unknown")):
+            return True
+        return self.offers("behaviour-hints") and self.annotations.get("openWorldHint") is not False
+
 
 @dataclass(frozen=True)
 class ExceptionInfo:
@@ -355,6 +366,26 @@ class ResultFacts:
     resembled_error: str = ""
 
 
+EffectKind = Literal["process", "outside", "temporary", "project", "state"]
+
+
+@dataclass(frozen=True)
+class SideEffect:
+    """Something a call left changed, in one sentence. ``kind`` says what, and so which check
+    judges it and how severely: ``process`` (processes left running), ``outside`` (writes
+    outside the tool's working and temporary directories, whose ``paths`` are named),
+    ``temporary`` (files left in a temporary directory), ``project`` (files changed in the
+    project, which another process may have changed) or ``state`` (the worker process's own
+    state: threads, streams, environment, ...)."""
+
+    kind: EffectKind
+    text: str
+    paths: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+
 @dataclass(frozen=True)
 class Observation:
     """One call: its input as sent, and what came back or went wrong."""
@@ -368,7 +399,7 @@ class Observation:
     mutation: str = ""  # where the call changed its input, when it did
     rejected_because: str = ""  # why the caller refused the input before the tool saw it
     handler_called: bool | None = None  # None where it cannot be observed
-    side_effects: tuple[str, ...] = ()  # what the call left behind, one sentence each
+    side_effects: tuple[SideEffect, ...] = ()  # what the call left behind
     duration: float = 0.0
 
     def signature(self) -> str:

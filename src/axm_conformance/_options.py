@@ -13,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "CONFORMANCE",
+    "LONG_LIVED_HELP",
     "NONDETERMINISTIC_HELP",
     "OPTIONS",
     "Option",
@@ -176,6 +177,31 @@ OPTIONS: tuple[Option, ...] = (
         reproduces=True,
     ),
     Option(
+        "--axm-sandbox",
+        "axm_sandbox",
+        "Run every tool and server in a bubblewrap sandbox (a PID namespace, a read-only "
+        "filesystem but its working and temporary directories, no network unless it needs "
+        "one): auto (where one can be built), required (a usage error where it cannot), or "
+        "off. Default: auto.",
+        metavar="auto|required|off",
+        setting="sandbox",
+        expected="auto, required or off",
+        reproduces=True,
+    ),
+    Option(
+        "--axm-network",
+        "axm_network",
+        "A tool that reaches the network in its sandbox although it does not declare it needs "
+        "one (openWorldHint not false, axio external access), or * for every tool. Repeatable "
+        "(one per line in the ini).",
+        metavar="TOOL",
+        setting="network",
+        parse=tuple,
+        expected="a tool name",
+        repeatable=True,
+        reproduces=True,
+    ),
+    Option(
         "--axm-worker-user",
         "axm_worker_user",
         "Run tool code as this unprivileged user (when pytest runs as root), in its throw-away "
@@ -302,6 +328,11 @@ OPTIONS: tuple[Option, ...] = (
         switch=True,
         reproduces=True,
     ),
+)
+
+LONG_LIVED_HELP = (
+    "Tools whose job is to start a process that outlives the call, exempt from the check that "
+    "a call leaves no process running, one 'TOOL NAME: reason' per line."
 )
 
 NONDETERMINISTIC_HELP = (

@@ -89,14 +89,16 @@ def settings_from_config(config: pytest.Config) -> Settings:
     if checks:
         values["checks"] = tuple(checks)
         origin["checks"] = where
-    exemptions = config.getini("axm_nondeterministic")
-    if exemptions:
-        origin["nondeterministic"] = "the axm_nondeterministic ini setting"
+    exemptions = {name: config.getini(f"axm_{name}") for name in ("nondeterministic", "long_lived")}
+    for name, lines in exemptions.items():
+        if lines:
+            origin[name] = f"the axm_{name} ini setting"
     values["seed"] = _seed(config)
     invocation = str(config.invocation_params.dir)
     values["sys_path"] = (*sys.path, invocation)
     try:
-        values["nondeterministic"] = parse_exemptions(exemptions)
+        for name, lines in exemptions.items():
+            values[name] = parse_exemptions(lines, name)
         return Settings(**values)
     except SettingsError as exc:
         raise pytest.UsageError(f"{origin.get(exc.setting, 'axm-conformance')}: {exc}") from None
@@ -311,7 +313,12 @@ class ConformancePlugin:
         try:
             settings.check_exemptions([subject.name for subject in subjects])
         except SettingsError as exc:
-            raise pytest.UsageError(f"the axm_nondeterministic ini setting: {exc}") from None
+            where = (
+                "--axm-network"
+                if exc.setting == "network"
+                else f"the axm_{exc.setting} ini setting"
+            )
+            raise pytest.UsageError(f"{where}: {exc}") from None
         keys = item_keys(subjects)
         baseline = _baseline(config, keys)
         return cls(config, settings, subjects, keys, baseline, unloadable, workers=workers)
@@ -336,6 +343,7 @@ class ConformancePlugin:
         ]
         if CONTRACT.exists():
             lines.append(f"axm-conformance contract: {CONTRACT}")
+        lines.append(f"axm-conformance sandbox: {self.settings.containment()}")
         if _platform.PLATFORM.portable:
             missing = "".join(f"; {what}" for what in _platform.PLATFORM.missing())
             lines.append(

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from axm_conformance import _sandbox
 from axm_conformance._platform import as_root
 
 __all__ = [
@@ -48,7 +49,11 @@ class Settings:
     copied into the worker's working directory before it starts, ``allow_root`` to call tools
     that declare write or execute access as root, ``sys_path`` entries the worker imports tools
     from, ``mcp_env`` (name, value) pairs an MCP server's environment gets, ``pace`` the
-    seconds to leave at least between two calls of a tool (0: none).
+    seconds to leave at least between two calls of a tool (0: none), ``sandbox`` whether
+    workers run in a sandbox ("auto": where one can be built, "required", "off"), ``network``
+    the names of the tools that reach the network in it besides those that declare they need
+    one ("*": every tool), ``long_lived`` (tool name, reason) pairs exempt from the check that
+    a call leaves no process running.
     """
 
     examples: int = 100
@@ -68,6 +73,9 @@ class Settings:
     sys_path: tuple[str, ...] = ()
     mcp_env: tuple[tuple[str, str], ...] = ()
     pace: float = 0.0
+    sandbox: str = "auto"
+    network: tuple[str, ...] = ()
+    long_lived: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
@@ -123,12 +131,26 @@ class Settings:
         _whole(self.max_result_bytes, "max_result_bytes", minimum=1)
         if self.memory_limit is not None:
             _whole(self.memory_limit, "memory_limit", minimum=1)
-        for entry in self.nondeterministic:
-            if not (len(entry) == 2 and all(isinstance(part, str) and part for part in entry)):
-                raise SettingsError(
-                    "nondeterministic",
-                    f"nondeterministic entries are (tool name, reason) pairs, not {entry!r}",
-                )
+        for exemptions in _EXEMPTIONS:
+            for entry in getattr(self, exemptions):
+                if not (len(entry) == 2 and all(isinstance(part, str) and part for part in entry)):
+                    raise SettingsError(
+                        exemptions,
+                        f"{exemptions} entries are (tool name, reason) pairs, not {entry!r}",
+                    )
+        if self.sandbox not in _sandbox.MODES:
+            raise SettingsError(
+                "sandbox",
+                f"sandbox must be one of {', '.join(_sandbox.MODES)}, not {self.sandbox!r}",
+            )
+        if self.sandbox == "required" and _sandbox.support():
+            raise SettingsError(
+                "sandbox", f"a sandbox is required, and none can be built: {_sandbox.support()}"
+            )
+        if not all(isinstance(name, str) and name for name in self.network):
+            raise SettingsError(
+                "network", f"network names tools, or '*' for all, not {self.network!r}"
+            )
         for entry in self.mcp_env:
             if not (
                 len(entry) == 2
@@ -152,16 +174,51 @@ class Settings:
         return dict(getattr(self, opt_out)).get(name) if opt_out else None
 
     def check_exemptions(self, names: list[Any]) -> None:
-        """Raise :class:`SettingsError` for an exemption that names none of the tools under
-        test: a misspelt name would otherwise exempt nothing, silently."""
-        for name, _ in self.nondeterministic:
+        """Raise :class:`SettingsError` for an exemption, or a tool given the network, that
+        names none of the tools under test: a misspelt name would otherwise do nothing,
+        silently."""
+        named = [
+            (exemptions, name)
+            for exemptions in _EXEMPTIONS
+            for name, _ in getattr(self, exemptions)
+        ]
+        named += [("network", name) for name in self.network if name != "*"]
+        for setting, name in named:
             if name not in names:
                 known = ", ".join(sorted(str(other) for other in names)) or "none"
                 raise SettingsError(
-                    "nondeterministic",
+                    setting,
                     f"{name!r} names no tool under test (tools: {known}); fix the name or "
-                    "remove the exemption",
+                    "remove it",
                 )
+
+    @property
+    def contained(self) -> bool:
+        """Whether tools run in a sandbox in this run (see :mod:`axm_conformance._sandbox`)."""
+        return self.sandbox != "off" and not _sandbox.support()
+
+    def containment(self) -> str:
+        """Which sandbox is in force and why, for the run's header."""
+        if self.sandbox == "off":
+            return "off (--axm-sandbox=off): tools run in throw-away directories, unconfined"
+        why = _sandbox.support()
+        if why:
+            return f"none: {why}; tools run in throw-away directories, unconfined"
+        network = (
+            "every tool reaches the network"
+            if "*" in self.network
+            else "the network only for tools that declare they need it"
+            + (f" and {', '.join(self.network)}" if self.network else "")
+        )
+        return (
+            f"{_sandbox.version() or 'bubblewrap'}: a PID namespace, a read-only filesystem "
+            f"but the working and temporary directories, {network}"
+        )
+
+    def reaches_network(self, name: Any, declared: bool) -> bool:
+        """Whether the tool of this name gets the network in its sandbox: it declares it
+        needs one (``declared``), or the run gives it one."""
+        return declared or "*" in self.network or name in self.network
 
     def refusal(self, effects: tuple[str, ...]) -> str | None:
         """Why a tool declaring these effects is not called in this run, if it is not: one that
@@ -170,13 +227,19 @@ class Settings:
         # Access of an unknown kind (axio's own word, and how a failing declaration is read)
         # may be either.
         risky = [effect for effect in ("write", "execute", "unknown") if effect in effects]
-        if not risky or self.worker_user is not None or self.allow_root or not as_root():
+        if (
+            not risky
+            or self.contained
+            or self.worker_user is not None
+            or self.allow_root
+            or not as_root()
+        ):
             return None
         return (
             f"not run: the tool declares {' and '.join(risky)} access and the kit runs as root "
-            "without --axm-worker-user; a skip is never a pass, and the tool is not certified: "
-            "run it as an unprivileged user (--axm-worker-user=nobody), or give "
-            "--axm-allow-root to fuzz it as root"
+            "without a sandbox or --axm-worker-user; a skip is never a pass, and the tool is not "
+            "certified: install bubblewrap (the sandbox), run it as an unprivileged user "
+            "(--axm-worker-user=nobody), or give --axm-allow-root to fuzz it as root"
         )
 
     def non_defaults(self) -> dict[str, Any]:
@@ -220,14 +283,19 @@ def derived_seed(*parts: str) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
-def parse_exemptions(lines: list[str]) -> tuple[tuple[str, str], ...]:
-    """Read ``NAME: reason`` lines (the ``axm_nondeterministic`` ini setting) into pairs."""
+# The settings that exempt tools, by name and with a reason, from one check each.
+_EXEMPTIONS = ("nondeterministic", "long_lived")
+
+
+def parse_exemptions(
+    lines: list[str], setting: str = "nondeterministic"
+) -> tuple[tuple[str, str], ...]:
+    """Read ``NAME: reason`` lines (the ``axm_nondeterministic`` or ``axm_long_lived`` ini
+    setting, named by ``setting``) into pairs."""
     pairs = []
     for line in lines:
         name, colon, reason = line.partition(":")
         if not colon or not name.strip() or not reason.strip():
-            raise SettingsError(
-                "nondeterministic", f"{line!r} is not 'TOOL NAME: reason' (both are needed)"
-            )
+            raise SettingsError(setting, f"{line!r} is not 'TOOL NAME: reason' (both are needed)")
         pairs.append((name.strip(), reason.strip()))
     return tuple(pairs)

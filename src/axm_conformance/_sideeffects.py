@@ -1,30 +1,64 @@
-"""Side effects: what a call left changed in the worker process, one sentence each.
+"""Side effects: what a call left changed, each a :class:`SideEffect` of its kind.
 
-Files written in the project, processes and threads left running, a closed or left-running event
-loop, closed or replaced standard streams, output written to stdout, and a changed working
-directory, environment, ``sys.modules`` or recursion limit.
+Processes left running, writes outside the tool's working and temporary directories, files left
+in a temporary directory, files written in the project, and the worker process's own state:
+threads left running, a closed or left-running event loop, closed or replaced standard streams,
+output written to stdout, a changed working directory, environment, ``sys.modules`` or
+recursion limit.
+
+Writes are seen where Python makes them, through an audit hook (PEP 578) that the worker adds
+before it loads a tool: every path the tool opens for writing, creates, renames, removes or
+changes, whether or not the operating system lets it. In a sandbox, where everything but the
+working and temporary directories is read-only, the system refuses such a write; the hook is
+what names the path. A program the tool starts is not seen writing (its refusal is its own
+error); a process it leaves is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from axm_conformance import _sandbox
 from axm_conformance._exceptions import type_name
 from axm_conformance._filewatch import listed
+from axm_conformance._observation import SideEffect
 from axm_conformance._proctable import table
 from axm_conformance._sweep import Started
 from axm_conformance._toolstate import ToolState
 
-__all__ = ["Watch"]
+__all__ = ["Watch", "watch_writes"]
 
 _STREAMS = ("stdin", "stdout", "stderr")
 _FD_NAMES = ("input", "output", "error")
 # Threads the kit's own event loop starts for run_in_executor.
 _LOOP_THREAD_PREFIX = "asyncio_"
+# How many paths written outside are kept per call: enough to name them, not a log.
+_MOST_PATHS = 20
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# Audit events that write to their path arguments: the event, and which of its arguments are
+# paths written (os.rename's source is removed, its destination written).
+_WRITING_EVENTS: dict[str, tuple[int, ...]] = {
+    "os.mkdir": (0,),
+    "os.rmdir": (0,),
+    "os.remove": (0,),
+    "os.rename": (0, 1),
+    "os.symlink": (1,),
+    "os.link": (1,),
+    "os.truncate": (0,),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.utime": (0,),
+    "os.mkfifo": (0,),
+    "os.mknod": (0,),
+    "shutil.rmtree": (0,),
+    "sqlite3.connect": (0,),
+}
 
 
 class Watch:
@@ -32,23 +66,33 @@ class Watch:
 
     def __init__(self, state: ToolState[Any]) -> None:
         self.state = state
+        _WRITES.clear()
+        _WRITES.recording = True
+        self.temporary = {directory: _entries(directory) for directory in _TEMPORARY}
         self.cwd = _cwd()
         self.streams = tuple(getattr(sys, name, None) for name in _STREAMS)
         self.descriptors = tuple(_descriptor(fd) for fd in range(3))
         self.stdout_size = _size(1)
-        self.started = Started()
+        # A server's children are the tool's: every new descendant counts.
+        capabilities = getattr(state.protocol, "capabilities", frozenset({"in-process"}))
+        self.started = Started(deep="in-process" not in capabilities)
         self.recursion_limit = sys.getrecursionlimit()
         # An earlier call may have replaced these by something that cannot be copied.
-        self.environ: dict[Any, Any] = _or(_environment, {})
-        self.modules: dict[str, Any] = _or(lambda: dict(sys.modules), {})
-        self.threads: set[threading.Thread] = _or(lambda: set(threading.enumerate()), set())
+        self.environ: dict[Any, Any] = _read_or(_environment, {})
+        self.modules: dict[str, Any] = _read_or(lambda: dict(sys.modules), {})
+        self.threads: set[threading.Thread] = _read_or(lambda: set(threading.enumerate()), set())
 
-    def changes(self) -> tuple[str, ...]:
-        """One sentence per thing the call left changed; never raises."""
-        effects: list[str] = []
-        for check in (
+    def changes(self) -> tuple[SideEffect, ...]:
+        """What the call left changed; never raises."""
+        _WRITES.recording = False
+        effects: list[SideEffect] = []
+        typed: tuple[Callable[[], list[SideEffect]], ...] = (
             self._files,
             self._processes,
+            self._outside,
+            self._temporary,
+        )
+        of_state: tuple[Callable[[], list[str]], ...] = (
             self._threads,
             self._loop,
             self._descriptors,
@@ -58,19 +102,25 @@ class Watch:
             self._environ,
             self._modules,
             self._recursion_limit,
-        ):
+        )
+        looks: list[Callable[[], list[SideEffect]]] = [
+            *typed,
+            *(functools.partial(_of_state, told) for told in of_state),
+        ]
+        for check in looks:
             try:
                 effects.extend(check())
             except Exception as exc:
-                effects.append(f"<the kit could not tell: {type(exc).__name__}: {exc}>")
+                said = f"<the kit could not tell: {type(exc).__name__}: {exc}>"
+                effects.append(SideEffect("state", said))
         return tuple(effects)
 
-    def _files(self) -> list[str]:
+    def _files(self) -> list[SideEffect]:
         watch = self.state.files
         found = watch.changes() if watch is not None else ""
-        return [found] if found else []
+        return [SideEffect("project", found)] if found else []
 
-    def _processes(self) -> list[str]:
+    def _processes(self) -> list[SideEffect]:
         left = []
         for pid in sorted(self.started.since()):
             name = table().name(pid)
@@ -78,7 +128,31 @@ class Watch:
                 left.append(f"{pid} ({name})")
         if not left:
             return []
-        return [f"left {_count(len(left), 'process', 'processes')} running: {listed(left)}"]
+        said = f"left {_count(len(left), 'process', 'processes')} running: {listed(left)}"
+        return [SideEffect("process", said)]
+
+    def _outside(self) -> list[SideEffect]:
+        paths = list(dict.fromkeys(_WRITES))
+        if not paths:
+            return []
+        where = "the sandbox refused" if _sandbox.inside() else "it was let"
+        said = (
+            f"tried to write {listed(paths)}, outside its working and temporary directories "
+            f"({where})"
+        )
+        return [SideEffect("outside", said, tuple(paths))]
+
+    def _temporary(self) -> list[SideEffect]:
+        effects = []
+        for directory, before in self.temporary.items():
+            left = sorted(_entries(directory) - before)
+            if left:
+                files = _count(len(left), "file", "files")
+                shown = listed([os.path.join(directory, name) for name in left])
+                effects.append(
+                    SideEffect("temporary", f"left {files} in its temporary directory: {shown}")
+                )
+        return effects
 
     def _threads(self) -> list[str]:
         left = [
@@ -110,7 +184,7 @@ class Watch:
 
     def _streams(self) -> list[str]:
         return [
-            f"replaced sys.{name} by {_a(getattr(sys, name, None))}"
+            f"replaced sys.{name} by {_described(getattr(sys, name, None))}"
             for name, before in zip(_STREAMS, self.streams, strict=True)
             if getattr(sys, name, None) is not before
         ]
@@ -180,7 +254,7 @@ def _text(name: Any) -> str:
     return os.fsdecode(name) if isinstance(name, bytes) else str(name)
 
 
-def _or(read: Any, default: Any) -> Any:
+def _read_or(read: Any, default: Any) -> Any:
     try:
         return read()
     except Exception:
@@ -215,5 +289,108 @@ def _count(number: int, one: str, many: str) -> str:
     return f"{number} {one if number == 1 else many}"
 
 
-def _a(value: Any) -> str:
+def _described(value: Any) -> str:
     return "None" if value is None else f"a {type_name(value)}"
+
+
+def _of_state(told: Callable[[], list[str]]) -> list[SideEffect]:
+    """What a look at the worker process's own state found, as side effects of that kind."""
+    return [SideEffect("state", said) for said in told()]
+
+
+def _entries(directory: str) -> set[str]:
+    """The names in a directory (none when it cannot be listed)."""
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return set()
+
+
+class _Writes(list[str]):
+    """The paths written outside the allowed places during the current call."""
+
+    recording = False
+    hooked = False
+
+
+_WRITES = _Writes()
+# The temporary directories a call may leave files in, set by watch_writes: the worker's own
+# (TMPDIR, read before a tool could change it) and, in a sandbox, the private /tmp and /var/tmp.
+_TEMPORARY: list[str] = []
+
+
+def watch_writes() -> None:
+    """Have every write this process makes through Python, outside its working directory (its
+    HOME), its temporary directories and the devices, recorded for the call that makes it.
+
+    Called once in a worker, before any tool is loaded: an audit hook cannot be removed, which
+    is also why a tool cannot remove it.
+    """
+    if _WRITES.hooked:
+        return
+    _WRITES.hooked = True
+    _TEMPORARY.extend(
+        dict.fromkeys(
+            [
+                *([os.environ["TMPDIR"]] if os.environ.get("TMPDIR") else []),
+                *(_sandbox.PRIVATE_TEMPORARY if _sandbox.inside() else ()),
+            ]
+        )
+    )
+    allowed = tuple(
+        os.path.realpath(place) + os.sep
+        for place in (os.getcwd(), os.environ.get("HOME", ""), *_TEMPORARY, "/dev")
+        if place
+    )
+    sys.addaudithook(_hook(allowed))
+
+
+def _hook(allowed: tuple[str, ...]) -> Callable[[str, tuple[Any, ...]], None]:
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if not _WRITES.recording or len(_WRITES) >= _MOST_PATHS:
+            return
+        if event == "open":
+            written = _opened_for_writing(args)
+        elif event in _WRITING_EVENTS:
+            written = [args[index] for index in _WRITING_EVENTS[event] if index < len(args)]
+        else:
+            return
+        for path in _paths(written):
+            if not (path + os.sep).startswith(allowed) and not _bytecode(path):
+                _WRITES.append(path)
+
+    return hook
+
+
+def _opened_for_writing(args: tuple[Any, ...]) -> list[Any]:
+    """The path of an ``open`` event that opens it for writing: by its mode (open()) or its
+    flags (os.open)."""
+    path, mode, flags = (*args, None, None, None)[:3]
+    writes = (
+        any(letter in mode for letter in "wax+")
+        if isinstance(mode, str)
+        else isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+    )
+    return [path] if writes else []
+
+
+def _paths(values: list[Any]) -> Iterator[str]:
+    """The absolute, resolved paths among an event's arguments (descriptors left out)."""
+    for value in values:
+        if isinstance(value, bytes):
+            value = os.fsdecode(value)
+        elif isinstance(value, os.PathLike):
+            value = os.fspath(value)
+        if not isinstance(value, str) or not value or value == ":memory:":
+            continue
+        with contextlib.suppress(OSError, ValueError):
+            yield os.path.realpath(value)
+
+
+def _bytecode(path: str) -> bool:
+    """Whether the path is a cache of compiled bytecode (or the temporary file it is written
+    to first), which Python writes, or where it cannot skips, for any import: never the tool's
+    own doing."""
+    directory, name = os.path.split(path)
+    compiled = name.endswith(".pyc") or ".pyc." in name
+    return compiled and os.path.basename(directory) == "__pycache__"

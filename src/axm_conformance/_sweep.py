@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 
-from axm_conformance import _platform
+from axm_conformance import _platform, _sandbox
 from axm_conformance._proctable import children, table
 
 __all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
@@ -65,16 +65,29 @@ def _await_death(pids: list[int], seconds: float) -> None:
 class Started:
     """The processes this worker starts from now on: :meth:`since` tells those still running.
 
-    A subreaper's new children are: it adopts what its tool orphans. Elsewhere an orphan is
-    adopted by init or launchd, and the worker's token, group and session tell its own among
-    the new pids (reading only those is what keeps this cheap: a call starts few or none).
+    In a sandbox every new process is: its PID namespace holds only the worker and what it
+    started, a daemon that left the worker's session and cleared its environment included.
+    Elsewhere a subreaper's new children are: it adopts what its tool orphans; and, when
+    ``deep`` (a worker that runs a server, whose own children are the tool's), every new
+    descendant. Without a subreaper an orphan is adopted by init or launchd, and the worker's
+    token, group and session tell its own among the new pids (reading only those is what keeps
+    this cheap: a call starts few or none).
     """
 
-    def __init__(self) -> None:
-        self.subreaper = _platform.PLATFORM.subreaper
-        self.before = children() if self.subreaper else table().pids()
+    def __init__(self, deep: bool = False) -> None:
+        self.sandboxed = _sandbox.inside()
+        self.subreaper = _platform.PLATFORM.subreaper and not self.sandboxed
+        self.deep = deep and self.subreaper
+        if self.deep:
+            self.before = set(live_descendants(os.getpid()))
+        else:
+            self.before = children() if self.subreaper else table().pids()
 
     def since(self) -> set[int]:
+        if self.sandboxed:
+            return set(table().live()) - self.before - {os.getpid()}
+        if self.deep:
+            return set(live_descendants(os.getpid())) - self.before
         if self.subreaper:
             return children() - self.before
         return {pid for pid in table().pids() - self.before if _belongs(pid, os.getpid())}

@@ -55,6 +55,7 @@ from axm_conformance._channel import (
 from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
 from axm_conformance._platform import PORTABLE_VARIABLE, SYSTEM_VARIABLES, home_variables
 from axm_conformance._proctable import table
+from axm_conformance._sandbox import Sandbox, exit_status
 from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
 
 if sys.platform == "win32":
@@ -118,7 +119,8 @@ class WorkerConfig:
     ``fork_server`` (see :func:`fork_server`) forks the worker instead of spawning it, unless
     ``env`` sets a variable the interpreter reads at start (PYTHON*). ``stacks``: a worker that
     timed out writes where its threads were to its stderr before it is killed (not worth it for
-    one that only waits on another process: its stacks are the kit's own).
+    one that only waits on another process: its stacks are the kit's own). ``sandbox``: the
+    worker, and all it starts, runs in that sandbox (spawned, never forked).
     """
 
     timeout: float = 5.0
@@ -135,6 +137,7 @@ class WorkerConfig:
     trusted_modules: tuple[str, ...] = ("axm_conformance",)
     fork_server: ForkServer | None = field(default=None, compare=False)
     stacks: bool = True
+    sandbox: Sandbox | None = None
 
 
 def fork_server(*preload: str) -> ForkServer:
@@ -351,7 +354,8 @@ class Worker:
             env = {**self._env, TOKEN_VARIABLE: token}
             passed = (to_worker_r, from_worker_w)
             child = self._fork(env, stdout, stderr, passed) or _Spawned(
-                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials)
+                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials, self._jail()),
+                sandboxed=self._config.sandbox is not None,
             )
         except BaseException:
             for fd in fds:
@@ -379,6 +383,7 @@ class Worker:
         server = self._config.fork_server
         if (
             server is None
+            or self._config.sandbox is not None
             or not server.available
             or any(name.startswith("PYTHON") for name in self._config.env)
         ):
@@ -388,6 +393,23 @@ class Worker:
             return server.fork(spec, stdout, stderr, passed)
         except OSError:
             return None  # the server is gone: spawned workers do the same job, only slower
+
+    def _jail(self) -> _Jail | None:
+        """How the worker's command is wrapped in its sandbox, when it has one."""
+        sandbox = self._config.sandbox
+        if sandbox is None:
+            return None
+        readable = [
+            *self._config.sys_path,
+            *self._env.get("PYTHONPATH", "").split(os.pathsep),
+            sys.prefix,
+            sys.base_prefix,
+            os.path.dirname(sys.executable),
+            os.getcwd(),
+            *([self._config.files] if self._config.files else []),
+            *self._env.get("PATH", "").split(os.pathsep),
+        ]
+        return _Jail(sandbox, (str(self._workdir),), tuple(readable))
 
     def _setup_seconds(self) -> float:
         if self._config.setup_timeout is not None:
@@ -500,7 +522,7 @@ class _Process:
         if sys.platform == "win32":
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(self.child.pid, STACK_SIGNAL)
+            os.kill(self.child.worker_pid(), STACK_SIGNAL)
             time.sleep(_STACK_GRACE)
 
     def stop(self) -> tuple[str, bool]:
@@ -729,11 +751,16 @@ def _never() -> None:
 
 
 class _Spawned:
-    """A worker started with Popen, seen as the kit sees a forked one (:class:`Forked`)."""
+    """A worker started with Popen, seen as the kit sees a forked one (:class:`Forked`).
 
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+    A ``sandboxed`` worker's process is bwrap's, which runs the sandbox's init, which runs the
+    worker: killing it ends the sandbox, and its exit status is the worker's.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes], sandboxed: bool = False) -> None:
         self.popen = popen
         self.pid = popen.pid
+        self.sandboxed = sandboxed
         # Readable once the worker has exited (None without pidfds).
         self.exit_fd: int | None = None
         if sys.platform == "linux" and _platform.PLATFORM.pidfd:
@@ -742,7 +769,21 @@ class _Spawned:
 
     @property
     def returncode(self) -> int | None:
-        return self.popen.returncode
+        status = self.popen.returncode
+        return exit_status(status) if self.sandboxed and status is not None else status
+
+    def worker_pid(self) -> int:
+        """The worker's own process: in a sandbox, the one below bwrap and the sandbox's init."""
+        if not self.sandboxed:
+            return self.pid
+        live = table().live()
+        below = self.pid
+        for _ in range(2):
+            children = sorted(pid for pid, facts in live.items() if facts.parent == below)
+            if not children:
+                break
+            below = children[0]
+        return below
 
     def exited(self) -> bool:
         """Whether the worker has exited, without reaping it (its process group stays killable).
@@ -762,6 +803,15 @@ class _Spawned:
             os.close(self.exit_fd)
 
 
+@dataclass(frozen=True)
+class _Jail:
+    """A sandbox to spawn a worker in, with the paths it writes and those it reads."""
+
+    sandbox: Sandbox
+    writable: tuple[str, ...]
+    readable: tuple[str, ...]
+
+
 def _spawn(
     passed: tuple[int, int],
     stdout: int,
@@ -769,9 +819,11 @@ def _spawn(
     workdir: Path,
     env: dict[str, str],
     credentials: tuple[int, int] | None,
+    jail: _Jail | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start a worker process in a session of its own, handing it the channel's ends
-    ``passed`` (the one it reads, the one it writes), named on its command line."""
+    ``passed`` (the one it reads, the one it writes), named on its command line; in ``jail``'s
+    sandbox when there is one."""
     command = [sys.executable, "-P", "-m", "axm_conformance._worker"]
     streams: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
     if sys.platform == "win32":
@@ -797,8 +849,13 @@ def _spawn(
             creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
         )
     uid, gid = credentials or (None, None)
+    # A sandboxed worker cannot see the kit's process: the sandbox ends with the kit instead.
+    parent = 0 if jail is not None else os.getpid()
+    command = [*command, *map(str, passed), str(parent)]
+    if jail is not None:
+        command = jail.sandbox.command(command, jail.writable, jail.readable)
     return subprocess.Popen(
-        [*command, *map(str, passed), str(os.getpid())],
+        command,
         **streams,
         cwd=workdir,
         env=env,

@@ -14,6 +14,7 @@ from pathlib import Path
 from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._refs import LoadError
+from axm_conformance._sandbox import Sandbox
 from axm_conformance._settings import Settings, SettingsError
 from axm_conformance._worker import Outcome, Worker, WorkerConfig, fork_server
 from axm_conformance.protocols import LoadOptions, protocol_of_ref
@@ -55,11 +56,13 @@ def inspect_tools(
     loads the tools, on another core. Raises :class:`LoadError` with a one-line message for a
     reference that cannot be loaded.
     """
+    # Loading may need the network (a server fetched at start); no input is sent meanwhile.
     config = _worker_config(
         settings,
         "axm_conformance._agent:open_tools",
         list(refs),
         setup_timeout=_LOAD_TIMEOUT,
+        network=True,
     )
     try:
         worker = Worker(config).start()
@@ -84,7 +87,7 @@ def inspect_tools(
             raise SettingsError("worker_user", unreadable)
         raise LoadError(_load_failure(refs, outcome))
     subjects: list[SubjectInfo] = outcome.value
-    if workers is not None and len(subjects) == 1:
+    if workers is not None and len(subjects) == 1 and _network(subjects[0], settings):
         workers.adopt(subjects[0], worker)
     else:
         worker.close()
@@ -201,7 +204,15 @@ def tool_worker(
 ) -> Worker:
     """The worker a tool is called in, started now (forked from ``forks`` when given): ready by
     the time the engine calls it."""
-    return Worker(_worker_config(settings, _OPEN_TOOL, subject.ref, forks=forks)).start()
+    config = _worker_config(
+        settings, _OPEN_TOOL, subject.ref, forks=forks, network=_network(subject, settings)
+    )
+    return Worker(config).start()
+
+
+def _network(subject: SubjectInfo, settings: Settings) -> bool:
+    """Whether the tool's worker reaches the network (always, outside a sandbox)."""
+    return not settings.contained or settings.reaches_network(subject.name, subject.needs_network)
 
 
 def _worker_config(
@@ -210,8 +221,10 @@ def _worker_config(
     refs: str | list[str],
     setup_timeout: float | None = None,
     forks: ForkServer | None = None,
+    network: bool = False,
 ) -> WorkerConfig:
-    """A worker as the settings ask for, whose setup loads the tools ``refs`` names.
+    """A worker as the settings ask for, whose setup loads the tools ``refs`` names; in a
+    sandbox that reaches the ``network`` or not, when the run has one.
 
     A worker that starts servers has no address-space limit: a server inherits it, and the
     runtimes of Node, Go and the JVM reserve more address space at start than they ever use.
@@ -220,7 +233,14 @@ def _worker_config(
         protocol is not None and "in-process" not in protocol.capabilities
         for protocol in map(protocol_of_ref, [refs] if isinstance(refs, str) else refs)
     )
-    options = LoadOptions(max(settings.timeout, _SERVER_START), dict(settings.mcp_env))
+    # A server runs in a sandbox of its own, its worker (the kit's code alone) outside it: what
+    # the server does to its sandbox (a kill of -1, say) cannot end the worker that reports it.
+    sandbox = Sandbox(network=network) if settings.contained else None
+    options = LoadOptions(
+        max(settings.timeout, _SERVER_START),
+        dict(settings.mcp_env),
+        sandbox=sandbox if serves else None,
+    )
     return WorkerConfig(
         timeout=settings.timeout,
         sys_path=settings.sys_path,
@@ -233,6 +253,7 @@ def _worker_config(
         teardown="axm_conformance._agent:close_tool",
         fork_server=forks,
         stacks=not serves,
+        sandbox=None if serves else sandbox,
     )
 
 
@@ -279,8 +300,9 @@ class WorkersAhead:
         self.expect(len(order))
 
     def expect(self, tools: int) -> None:
-        """How many tools will be certified here: for more than one, a fork server starts."""
-        if tools > 1 and self.forks is None:
+        """How many tools will be certified here: for more than one, a fork server starts
+        (not in a sandbox, whose workers are each spawned in a sandbox of their own)."""
+        if tools > 1 and self.forks is None and not self.settings.contained:
             self.forks = fork_server(*_PRELOAD).start()
 
     def take(self, subject: SubjectInfo) -> Worker:

@@ -86,7 +86,11 @@ REPORTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "zoo_hostile:ThreadLeakTool": ("thread_leak", ("the same input gave different outcomes",)),
     "zoo_hostile:LoopCloserTool": ("loop_closer", ()),
     "zoo_hostile:LoopRunnerTool": ("loop_runner", ("This event loop is already running",)),
-    "zoo_hostile:OutsideWriterTool": ("outside_writer", ()),
+    "zoo_hostile:OutsideWriterTool": (
+        "outside_writer",
+        ("tried to write", "axm-hostile-outside-writer.txt", "where no input asked it to"),
+    ),
+    "zoo_sandbox:EndEveryProcessTool": ("end_every_process", ("killed by SIGKILL",)),
     "zoo_hostile:BoobyTrappedResultTool": (
         "booby_trapped_result",
         ("reading .success raised RuntimeError: __getattr__('success') is booby-trapped",),
@@ -156,10 +160,15 @@ def test_the_table_covers_every_hostile_fixture() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("way", WAYS, indirect=True)
+@pytest.mark.parametrize(
+    ("way", "sandbox"),
+    [("native", "auto"), ("native", "off"), ("portable", "auto")],
+    indirect=["way"],
+)
 def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_every_process(
-    pytester: pytest.Pytester, marker: str, way: str
+    pytester: pytest.Pytester, marker: str, way: str, sandbox: str
 ) -> None:
+    """With the sandbox and without it (the tools' verdicts are the same either way)."""
     # A tool whose verdict rests on what this platform lacks is left out (see unsupported).
     run = {ref: said for ref, said in REPORTS.items() if not unsupported(HOSTILE[ref])}
     tools = [f"--axm-tool={ref}" for ref in run]
@@ -178,6 +187,7 @@ def test_a_run_over_every_hostile_tool_finishes_names_each_failure_and_kills_eve
         # once): item ids are TOOL::CHECK, and loadscope groups them by TOOL.
         "--dist=loadscope",
         "--axm-report=certificate.json",
+        f"--axm-sandbox={sandbox}",
         timeout=RUN_BOUND,
     )
     elapsed = time.monotonic() - started
@@ -226,7 +236,7 @@ def test_what_a_hostile_call_leaves_behind_is_reported(
     entry: dict[str, Any], marker: str, way: str
 ) -> None:
     observation = invoke_once(entry["ref"])
-    effects = "\n".join(observation.side_effects)
+    effects = "\n".join(map(str, observation.side_effects))
     missing = [fragment for fragment in entry["effects"] if fragment not in effects]
     assert not missing, f"side effects: {effects!r}"
     assert none_left(marker) == []
@@ -237,7 +247,7 @@ def test_a_correct_tool_leaves_nothing_behind() -> None:
     effects = invoke_once("zoo_axm:SlugTool", {"text": "Hello, World"}).side_effects
     # Other processes may edit the project meanwhile (the hostile tools' tests, run beside this
     # one, write in it): only the tool's own effects count.
-    assert [effect for effect in effects if "in the project" not in effect] == []
+    assert [effect for effect in effects if effect.kind != "project"] == []
 
 
 def invoke_once(ref: str, input: Any = None) -> Observation:
@@ -287,13 +297,22 @@ def test_writes_into_the_project_are_reported_with_their_paths(tmp_path: Path) -
         first, second = (worker.call("axm_conformance._agent:invoke", {}).value for _ in "12")
         workdir = worker.workdir
     data = project / "data"
-    assert first.side_effects == (
-        "wrote outside its working directory, in the project: "
-        f"created {data / 'cache.json'}; removed {data / 'old.txt'}",
-    )
-    assert second.side_effects == (
-        f"wrote outside its working directory, in the project: modified {data / 'cache.json'}",
-    )
+    assert [(effect.kind, effect.text) for effect in first.side_effects] == [
+        (
+            "project",
+            "wrote outside its working directory, in the project: "
+            f"created {data / 'cache.json'}; removed {data / 'old.txt'}",
+        ),
+        (
+            "outside",
+            f"tried to write {data / 'cache.json'}, {data / 'old.txt'}, outside its working "
+            "and temporary directories (it was let)",
+        ),
+    ]
+    assert [(effect.kind, effect.paths) for effect in second.side_effects] == [
+        ("project", ()),
+        ("outside", (str(data / "cache.json"),)),
+    ]
     assert not workdir.exists()
 
 
@@ -314,7 +333,7 @@ def test_a_pickled_payload_never_runs_in_the_kit(monkeypatch: pytest.MonkeyPatch
 @pytest.mark.parametrize("way", WAYS, indirect=True)
 def test_processes_left_by_a_tool_are_killed_with_its_worker(marker: str, way: str) -> None:
     report = check_tool("zoo_hostile:OrphanTool", examples=5, seed=1, timeout=1.0)
-    assert [outcome.check_id for outcome in report.tools[0].failed] == ["leaves-no-trace"]
+    assert [outcome.check_id for outcome in report.tools[0].failed] == ["no-process-left"]
     assert none_left(marker) == []
 
 

@@ -1,5 +1,6 @@
 """Each tool judged alone: a call that kills the kit's other workers of the run (the one started
-ahead for the next tool, the fork server) changes nothing of the next tool's verdict.
+ahead for the next tool, the fork server) changes nothing of the next tool's verdict. Without a
+sandbox the damage is done and repaired; in one it cannot be done.
 
 The tools are in ``fixtures/zoo_neighbours.py``: end_process, whose pid -1 kills those workers
 and its own process group, and count_words, certified after it.
@@ -41,9 +42,9 @@ def test_a_tool_certified_after_one_whose_call_killed_its_worker_gets_its_verdic
         return worker
 
     monkeypatch.setattr(Worker, "revive", watched)
-    together = check_tool([DAMAGING, INNOCENT], examples=30, seed=seed, timeout=1.0)
+    together = check_tool([DAMAGING, INNOCENT], examples=30, seed=seed, timeout=1.0, sandbox="off")
     # The damage was done: the worker started ahead for the innocent tool had been killed.
     assert replaced == [False, True]
-    alone = check_tool(INNOCENT, examples=30, seed=seed, timeout=1.0)
+    alone = check_tool(INNOCENT, examples=30, seed=seed, timeout=1.0, sandbox="off")
     assert verdict(together, DAMAGING) == ("failed", ["call-completes"])
     assert verdict(together, INNOCENT) == verdict(alone, INNOCENT) == ("certified", [])

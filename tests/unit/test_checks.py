@@ -21,6 +21,7 @@ from axm_conformance._observation import (
     Observation,
     ResultModel,
     ServerFacts,
+    SideEffect,
     SubjectInfo,
     Varied,
 )
@@ -1160,23 +1161,62 @@ CASES = [
     case("leaves-no-trace", "nothing left", call=call(ok())),
     case(
         "leaves-no-trace",
-        "processes",
-        failure("left 3 processes running"),
-        call=call(dataclasses.replace(ok(), side_effects=("left 3 processes running",))),
-    ),
-    case(
-        "leaves-no-trace",
-        "a thread and a file",
+        "a thread, a file in the project and a temporary file",
         warning("left 1 thread running"),
         warning("wrote outside its working directory, in the project: created notes.txt"),
+        warning("left 1 file in its temporary directory: /tmp/axm-1.txt"),
         call=call(
             raised(
                 exception("ValueError", "raise"),
                 side_effects=(
-                    "left 1 thread running",
-                    "wrote outside its working directory, in the project: created notes.txt",
+                    SideEffect("state", "left 1 thread running"),
+                    SideEffect(
+                        "project",
+                        "wrote outside its working directory, in the project: created notes.txt",
+                    ),
+                    SideEffect(
+                        "temporary", "left 1 file in its temporary directory: /tmp/axm-1.txt"
+                    ),
+                    SideEffect("process", "left 1 process running: 7 (sleep)"),
                 ),
             )
+        ),
+    ),
+    case("no-process-left", "nothing left", call=call(ok())),
+    case(
+        "no-process-left",
+        "one process, said in the singular",
+        failure("left 1 process running: 7 (sleep)"),
+        call=call(
+            dataclasses.replace(
+                ok(), side_effects=(SideEffect("process", "left 1 process running: 7 (sleep)"),)
+            )
+        ),
+    ),
+    case(
+        "writes-confined",
+        "a path its input names",
+        call=call(
+            dataclasses.replace(
+                ok(),
+                side_effects=(SideEffect("outside", "tried to write /etc/motd", ("/etc/motd",)),),
+            ),
+            input={"path": "/etc/motd"},
+        ),
+    ),
+    case(
+        "writes-confined",
+        "a log beside its source",
+        failure(
+            "tried to write /srv/pkg/usage.log, outside its working and temporary directories, "
+            "where no input asked it to"
+        ),
+        call=call(
+            dataclasses.replace(
+                ok(),
+                side_effects=(SideEffect("outside", "tried to write", ("/srv/pkg/usage.log",)),),
+            ),
+            input={"path": "notes.txt"},
         ),
     ),
     # invalid

@@ -157,8 +157,9 @@ def settings_of(arguments: list[str]) -> Settings:
 
 
 # Every setting of a run away from its default, but those a reproduction leaves out: the check
-# and the seed (it gives the failure's own), ``sys_path`` (where this process imports from) and
-# ``nondeterministic`` (exemptions by name, which apply to no failure and name other tools).
+# and the seed (it gives the failure's own), ``sys_path`` (where this process imports from),
+# ``nondeterministic`` and ``long_lived`` (exemptions by name, which apply to no failure and
+# name other tools).
 EVERY_SETTING: dict[str, Any] = {
     "examples": 7,
     "timeout": 2.5,
@@ -172,8 +173,10 @@ EVERY_SETTING: dict[str, Any] = {
     "allow_root": True,
     "mcp_env": (("TOKEN", "a b"), ("MODE", "x=1")),
     "pace": 0.5,
+    "sandbox": "off",
+    "network": ("shout",),
 }
-LEFT_OUT = {"checks", "seed", "sys_path", "nondeterministic"}
+LEFT_OUT = {"checks", "seed", "sys_path", "nondeterministic", "long_lived"}
 
 
 def test_a_reproduction_is_decided_for_every_setting() -> None:

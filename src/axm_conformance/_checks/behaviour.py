@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
+from axm_conformance._filewatch import listed
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._outcomes import Finding, warning
 
@@ -71,14 +75,60 @@ def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Fou
         yield f"the call changed its input: {call.observation.mutation}"
 
 
-# What a call may not leave behind at all: processes are attributed to the tool for certain.
-# Anything else is a warning: a file change in the project, say, may be another process's work
-# (an editor, a build, a parallel test run) that happened during the call.
-_FORBIDDEN = ("processes running",)
-
-
 @check("leaves-no-trace", "behaviour", applies=input_unusable, considers=("returned", "raised"))
 def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """The call leaves nothing behind: no files in the project, no processes, no changed state."""
+    """The call leaves no files in the project or its temporary directory, and no changed state."""
+    # Warnings, each: a file changed in the project may be another process's work (an editor,
+    # a build, a parallel test run), a temporary file is removed with the sandbox or the
+    # worker's directory, and the worker's own state is the tool's to keep.
     for effect in call.observation.side_effects:
-        yield effect if any(part in effect for part in _FORBIDDEN) else warning(effect)
+        if effect.kind in ("project", "temporary", "state"):
+            yield warning(effect.text)
+
+
+@check(
+    "no-process-left",
+    "behaviour",
+    applies=input_unusable,
+    considers=("returned", "raised"),
+    opt_out="long_lived",
+)
+def no_process_left(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """The call leaves no process running once it has answered."""
+    for effect in call.observation.side_effects:
+        if effect.kind == "process":
+            yield effect.text
+
+
+@check(
+    "writes-confined",
+    "behaviour",
+    applies=input_unusable,
+    considers=("returned", "raised"),
+    requires=("in-process",),
+)
+def writes_confined(subject: SubjectInfo, call: Call, context: Context) -> Found:
+    """The call writes only in its working and temporary directories, or where its input says."""
+    named = _names_in(call.input)
+    for effect in call.observation.side_effects:
+        if effect.kind != "outside":
+            continue
+        # A path the input names is the tool's job to write (a file tool given "/etc/x"); the
+        # sandbox refuses it, and the refusal is the tool's answer.
+        unasked = [path for path in effect.paths if os.path.basename(path) not in named]
+        if unasked:
+            yield (
+                f"tried to write {listed(unasked)}, outside its working and temporary "
+                "directories, where no input asked it to"
+            )
+
+
+def _names_in(value: Any) -> set[str]:
+    """The last path component of every string in a JSON value: what it may name a file by."""
+    if isinstance(value, str):
+        return {os.path.basename(os.path.normpath(value))} if value else set()
+    if isinstance(value, dict):
+        return set().union(*map(_names_in, value.keys()), *map(_names_in, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_names_in, value))
+    return set()

@@ -26,6 +26,7 @@ from axm_conformance._observation import (
     jsonable,
 )
 from axm_conformance._origin import OwnCode, own_code
+from axm_conformance._sandbox import Sandbox
 
 __all__ = [
     "CAPABILITIES",
@@ -74,11 +75,12 @@ class CallCrashed(Exception):
 @dataclass(frozen=True)
 class LoadOptions:
     """What loading a reference of an out-of-process protocol needs from the run's settings:
-    ``timeout`` for a server to start and answer, in seconds, and ``env``, the variables the
-    run adds to a server's environment."""
+    ``timeout`` for a server to start and answer, in seconds, ``env``, the variables the run
+    adds to a server's environment, and ``sandbox``, the one a server runs in (None: none)."""
 
     timeout: float = 5.0
     env: Mapping[str, str] = field(default_factory=dict)
+    sandbox: Sandbox | None = None
 
 
 def cause(exc: BaseException) -> str:

@@ -93,7 +93,7 @@ def server_env(options: LoadOptions) -> dict[str, str]:
     """A server's environment: the system's variables (PATH, the locale), the worker's
     throw-away home, and the run's own."""
     env = {name: os.environ[name] for name in SYSTEM_VARIABLES if name in os.environ}
-    env.update(home_variables(os.environ.get("HOME", os.getcwd())))
+    env.update(home_variables(os.environ.get("HOME", os.getcwd()), os.environ.get("TMPDIR")))
     env.update(options.env)
     return env
 
@@ -122,6 +122,7 @@ class _Connection:
                 server_env(self.options),
                 stderr_fd=_WORKER_STDERR,
                 offline=self.offline,
+                sandbox=self.options.sandbox,
             )
             session.timeout = self.options.timeout
             session.start()
@@ -363,7 +364,12 @@ def probe(server: McpServer) -> ServerFacts:
     listings, every line it wrote, and how it ended when its input closed; then, if it exited,
     how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
-    session = Session(server.command, os.getcwd(), server_env(server.options))
+    session = Session(
+        server.command,
+        os.getcwd(),
+        server_env(server.options),
+        sandbox=server.options.sandbox,
+    )
     session.timeout = server.options.timeout
     try:
         session.start()
@@ -394,7 +400,7 @@ def probe(server: McpServer) -> ServerFacts:
     # The server's children, while they are still its own (see live_descendants).
     running = set(live_descendants(os.getpid())) - before
     exited, _ = session.close(grace=_EXIT_GRACE)
-    left = _left_behind(before, running)
+    left = {**_left_behind(before, running), **session.survivors}
     # A server that already lingers fresh would only cost another grace to say so again.
     after = _AfterCalls()
     if exited and tools:
@@ -445,7 +451,12 @@ def _closed_after_calls(
     for tool in tools:
         inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
     before = set(live_descendants(os.getpid()))
-    session = Session(server.command, os.getcwd(), server_env(server.options))
+    session = Session(
+        server.command,
+        os.getcwd(),
+        server_env(server.options),
+        sandbox=server.options.sandbox,
+    )
     session.timeout = server.options.timeout
     called: list[str] = []
     ended = ""
@@ -466,7 +477,7 @@ def _closed_after_calls(
     running = set(live_descendants(os.getpid())) - before
     exited, _ = session.close(grace=_CLOSE_GRACE if ended else _EXIT_GRACE)
     # Whatever it left is ended either way; a server killed on a hung call is not to blame.
-    left = _left_behind(before, running)
+    left = {**_left_behind(before, running), **session.survivors}
     if ended:
         return _AfterCalls(tuple(called), ended=ended)
     new = {pid: line for pid, line in left.items() if line not in named}

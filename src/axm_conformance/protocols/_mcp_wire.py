@@ -16,6 +16,7 @@ protocol version in every request's ``_meta``. 2025-11-25 is stateful: ``initial
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import json
@@ -35,6 +36,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from axm_conformance import _platform
+from axm_conformance._sandbox import SANDBOX_INIT, Sandbox, exit_status
 
 __all__ = [
     "CURRENT",
@@ -126,6 +128,11 @@ class Session:
     stderr_fd: int | None = None
     # Started in a network namespace of its own, where no network is reachable (see cut_off).
     offline: bool = False
+    # The sandbox the server runs in (None: unconfined), cut off from the network when offline,
+    # and what still ran in it when the server had exited (pid: command line, its own pids).
+    sandbox: Sandbox | None = None
+    survivors: dict[int, str] = field(default_factory=dict)
+    _survivors_fd: int | None = None
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
@@ -136,7 +143,22 @@ class Session:
 
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
-        argv = cut_off(self.argv) if self.offline else list(self.argv)
+        argv = list(self.argv)
+        passed: tuple[int, ...] = ()
+        if self.sandbox is not None:
+            sandbox = (
+                dataclasses.replace(self.sandbox, network=False) if self.offline else self.sandbox
+            )
+            # Inside, a command that cannot run would be a server that exits at once: it is
+            # refused here, as Popen refuses it unconfined.
+            _check_runnable(argv[0], self.cwd, self.env)
+            # The server runs under the sandbox's first process, which says what outlived it.
+            self._survivors_fd, told = os.pipe()
+            passed = (told,)
+            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), "--", *argv]
+            argv = sandbox.command(argv, [self.cwd], _read_by(argv, self.env))
+        elif self.offline:
+            argv = cut_off(argv)
         if sys.platform == "win32":
             # CreateProcess looks for NAME.exe alone: `npx` is npx.cmd there, found by PATHEXT.
             argv[0] = shutil.which(argv[0]) or argv[0]
@@ -149,9 +171,13 @@ class Session:
                 cwd=self.cwd,
                 env=dict(self.env),
                 start_new_session=True,
+                pass_fds=passed,
             )
         except OSError as exc:
             raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        finally:
+            for fd in passed:
+                os.close(fd)
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         if self._process.stderr is not None:
             threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
@@ -265,7 +291,7 @@ class Session:
             self.send({"jsonrpc": "2.0", "id": request["id"], "error": error})
 
     def _exit_note(self) -> str:
-        code = None if self._process is None else self._process.poll()
+        code = None if self._process is None else self._exit_status(self._process.poll())
         return "" if code is None else f" (it exited with status {code})"
 
     def close(self, grace: float = 2.0) -> tuple[bool, int | None]:
@@ -278,12 +304,57 @@ class Session:
             assert process.stdin is not None
             process.stdin.close()
         try:
-            return True, process.wait(grace)
+            return True, self._exit_status(process.wait(grace))
         except subprocess.TimeoutExpired:
             with contextlib.suppress(OSError):
                 process.kill()
             process.wait()
-            return False, process.returncode
+            return False, self._exit_status(process.returncode)
+        finally:
+            self._read_survivors()
+
+    def _read_survivors(self) -> None:
+        """What the sandbox's init said still ran when the server had exited (nothing when the
+        sandbox was killed first)."""
+        if self._survivors_fd is None:
+            return
+        with os.fdopen(self._survivors_fd, "rb") as told:
+            self._survivors_fd = None
+            for line in told.read().decode("utf-8", "replace").splitlines():
+                pid, _, command = line.partition(" ")
+                if pid.isdigit():
+                    self.survivors[int(pid)] = command
+
+    def _exit_status(self, status: int | None) -> int | None:
+        """The server's exit status as its own process would give it (see exit_status)."""
+        if status is None or self.sandbox is None:
+            return status
+        return exit_status(status)
+
+
+def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
+    """Raise CannotStart, as starting it would, for a program that is not found (on the PATH of
+    ``env``, or by its path from ``cwd``) or cannot be executed."""
+    if os.sep in program:
+        path = os.path.join(cwd, program)
+        if not os.path.exists(path):
+            raise CannotStart(f"cannot start {program!r}: No such file or directory")
+        if not os.access(path, os.X_OK) or os.path.isdir(path):
+            raise CannotStart(f"cannot start {program!r}: Permission denied")
+        return
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise CannotStart(f"cannot start {program!r}: No such file or directory")
+
+
+def _read_by(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """What a server reads besides the system: the paths its command names, the directories
+    of its PATH, and the interpreter running the kit (which servers written in Python share)."""
+    return [
+        *(word for word in argv if os.path.isabs(word)),
+        *env.get("PATH", "").split(os.pathsep),
+        sys.prefix,
+        sys.base_prefix,
+    ]
 
 
 def _current_meta() -> dict[str, Any]:

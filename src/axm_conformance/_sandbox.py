@@ -1,0 +1,204 @@
+"""The sandbox every worker, and so every tool and server, runs in: bubblewrap's, on Linux.
+
+A worker is started as ``bwrap ... -- python -m axm_conformance._worker``, which gives it:
+
+- a PID namespace of its own: a kill of -1 or of its process group reaches only the sandbox,
+  and when the worker ends (or the kit, whose death bwrap follows) every process it started
+  ends with it;
+- its own view of the filesystem: everything read-only but its working directory (its HOME
+  and TMPDIR) and a private ``/tmp`` and ``/var/tmp``, fresh and in memory;
+- no network unless the tool needs one (a network namespace with nothing up, not even
+  loopback);
+- no capabilities, even when the kit runs as root: root in the sandbox cannot remount the
+  read-only view, nor signal or trace what is outside it.
+
+bubblewrap is the sandbox Flatpak builds on: unprivileged through user namespaces, and as root.
+It is used rather than namespaces made by hand because it gets the order of mounts, the
+dropping of capabilities and the death of the sandbox with its parent right, and is kept so.
+Where it is missing or cannot build a sandbox (user namespaces turned off, a container that
+forbids them), :func:`support` says why, and the run says so in its header.
+
+Exit statuses pass through bwrap as a shell's do: a worker killed by signal N is seen as exiting
+with 128 + N (:func:`exit_status`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "INSIDE_VARIABLE",
+    "MODES",
+    "PRIVATE_TEMPORARY",
+    "SANDBOX_INIT",
+    "Sandbox",
+    "SandboxMode",
+    "exit_status",
+    "inside",
+    "support",
+    "version",
+]
+
+SandboxMode = Literal["auto", "required", "off"]
+MODES: tuple[SandboxMode, ...] = ("auto", "required", "off")
+# What a server's sandbox runs first, by path (see _sandbox_init).
+SANDBOX_INIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_sandbox_init.py")
+# Set in every sandbox, read by the worker at start (a tool clearing it changes nothing).
+INSIDE_VARIABLE = "AXM_CONFORMANCE_SANDBOX"
+# The temporary directories every program of the system knows, private to each sandbox.
+PRIVATE_TEMPORARY = ("/tmp", "/var/tmp")
+# Each private temporary directory lives in memory: at most this much, so that a tool filling it
+# fills a sandbox, not the machine's memory.
+_TEMPORARY_SIZE = 256 * 1024 * 1024
+_PROBE_TIMEOUT = 30.0
+_INSTALL = (
+    "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
+    "bubblewrap)"
+)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A sandbox to start a process in: ``network`` says whether it reaches any network."""
+
+    network: bool = False
+
+    def command(
+        self, argv: Sequence[str], writable: Sequence[str], readable: Sequence[str] = ()
+    ) -> list[str]:
+        """``argv`` run in this sandbox, where only the directories ``writable`` (absolute,
+        existing) and the private temporary directories can be written.
+
+        The private temporary directories hide the machine's: the paths ``readable`` that lie
+        in one (an interpreter, a module, a server's script made in a temporary directory) are
+        made visible again, read-only.
+        """
+        # Later mounts land on earlier ones: the read-only root first, the writable places last,
+        # so that a working directory under /tmp is the real one, not the private /tmp's.
+        options = [
+            "--die-with-parent",
+            # A session of its own: a kill of its process group reaches only the sandbox.
+            "--new-session",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--proc", "/proc",
+        ]  # fmt: skip
+        for directory in PRIVATE_TEMPORARY:
+            options += ["--size", str(_TEMPORARY_SIZE), "--tmpfs", directory]
+        for path in _hidden(readable):
+            options += ["--ro-bind", path, path]
+        for directory in writable:
+            options += ["--bind", directory, directory]
+        if not self.network:
+            options.append("--unshare-net")
+        if _as_root():
+            # Root keeps every capability in a bwrap sandbox unless told otherwise, and with
+            # CAP_SYS_ADMIN could remount the read-only view.
+            options += ["--cap-drop", "ALL"]
+        return [_bwrap(), *options, "--setenv", INSIDE_VARIABLE, "1", "--", *argv]
+
+
+def _hidden(paths: Sequence[str]) -> list[str]:
+    """The existing paths among ``paths`` that a private temporary directory would hide, none
+    inside another."""
+    found: list[str] = []
+    for path in sorted({os.path.realpath(path) for path in paths if os.path.isabs(path)}):
+        hidden = any(
+            path == directory or path.startswith(directory + os.sep)
+            for directory in map(os.path.realpath, PRIVATE_TEMPORARY)
+        )
+        if (
+            hidden
+            and os.path.exists(path)
+            and not any(path.startswith(outer + os.sep) for outer in found)
+        ):
+            found.append(path)
+    return found
+
+
+def support() -> str:
+    """Why no sandbox can be built here ("" when one can): asked once per process, by building
+    one and running ``true`` in it."""
+    return _support()
+
+
+@functools.cache
+def _support() -> str:
+    if sys.platform != "linux":
+        return f"bubblewrap needs Linux, and this is {sys.platform}"
+    if shutil.which("bwrap") is None:
+        return f"bubblewrap's bwrap is not on PATH: {_INSTALL}"
+    probe = Sandbox().command(["true"], [os.getcwd()])
+    try:
+        done = subprocess.run(
+            probe,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not be run: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[-1] if said else f"exit status {done.returncode}"
+        return (
+            f"bwrap cannot build a sandbox here ({reason}); user namespaces may be turned off "
+            "(sysctl kernel.unprivileged_userns_clone=1) or forbidden by a container"
+        )
+    return ""
+
+
+@functools.cache
+def _bwrap() -> str:
+    return shutil.which("bwrap") or "bwrap"
+
+
+def version() -> str:
+    """bubblewrap's version, as ``bwrap --version`` says it ("" when it does not)."""
+    try:
+        done = subprocess.run(
+            [_bwrap(), "--version"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.decode("utf-8", "replace").strip()
+
+
+def _as_root() -> bool:
+    return sys.platform != "win32" and os.geteuid() == 0
+
+
+def exit_status(status: int) -> int:
+    """A sandboxed process's exit status as Popen gives a process's own: bwrap exits with
+    128 + N when what it ran was killed by signal N, which is read back as -N.
+
+    A process that exits with such a status on purpose is taken for one signalled: statuses
+    above 128 are what shells and bwrap use for signals, and are rare otherwise.
+    """
+    if status > 128:
+        with_signal = status - 128
+        if with_signal in signal.valid_signals():
+            return -with_signal
+    return status
+
+
+def inside() -> bool:
+    """Whether this process runs in a sandbox the kit made (a worker's own question, answered
+    from its environment as it was at start: a tool clearing it changes nothing)."""
+    return _INSIDE
+
+
+_INSIDE = os.environ.get(INSIDE_VARIABLE) == "1"

@@ -1,0 +1,74 @@
+"""What a server's sandbox runs first: the server, then a look at what outlived it.
+
+A sandbox ends with its first process: when the server exits, bubblewrap's init exits and the
+kernel kills everything left in the sandbox's PID namespace. That is what keeps a server's
+leftovers from surviving it, and also what would hide them: so the server is run by this
+program, which waits for it to exit, gives what it started the moment that the check of an
+unconfined server gives (they may be ending on their own), then writes what still runs, one
+``pid command`` line each, to the descriptor it was given, and exits with the server's status.
+
+It is run by path with the standard library alone (``python -I .../_sandbox_init.py FD -- ARGV``):
+a server's sandbox need not be able to import the kit.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+# As long as the check of an unconfined server waits for its children to end (_mcp._left_behind).
+_SETTLE = 0.5
+_POLL = 0.05
+
+
+def main(argv: list[str]) -> int:
+    report, separator, *command = argv
+    if separator != "--" or not command:
+        sys.stderr.write("usage: _sandbox_init.py FD -- COMMAND [ARGUMENTS...]\n")
+        return 2
+    try:
+        server = subprocess.Popen(command)
+    except OSError as exc:
+        sys.stderr.write(f"cannot start {command[0]!r}: {exc.strerror or exc}\n")
+        return 127
+    # The server's streams are its own: the client sees them close when the server exits, not
+    # when this program does.
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    if sys.platform != "win32":  # a sandbox is Linux's; this keeps the type checker's Windows
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, lambda received, _: server.send_signal(received))
+    status = server.wait()
+    deadline = time.monotonic() + _SETTLE
+    while (left := _running()) and time.monotonic() < deadline:
+        time.sleep(_POLL)
+    with os.fdopen(int(report), "w") as out:
+        out.writelines(f"{pid} {command}\n" for pid, command in sorted(left.items()))
+    return 128 - status if status < 0 else status
+
+
+def _running() -> dict[int, str]:
+    """The other live processes of the sandbox (its init and this one left out), each with its
+    command line."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, os.getpid()):
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                state = stat.read().rpartition(b")")[2].split()[0]
+            with open(f"/proc/{name}/cmdline", "rb") as cmdline:
+                words = cmdline.read().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if state != b"Z":
+            found[int(name)] = b" ".join(word for word in words if word).decode("utf-8", "replace")
+    return found
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
