@@ -5,7 +5,8 @@ Run with the project's interpreter::
     python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
-Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable`` (repeatable);
+Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable|sandbox``
+(repeatable);
 ``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
 shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
 ``--output FILE``.
@@ -54,6 +55,9 @@ a test: no figure is asserted, it is printed (a table) and written to ``benchmar
 8. **Portable way**: the zoo of figure 4 at ``-n 2`` with ``AXM_CONFORMANCE_PORTABLE=1`` against
    Linux's own paths; and one call's round trip through a worker's channel, the kit waiting on
    the pipes with poll() against a thread per pipe (``measure_channel``).
+9. **Sandbox**: the kit with its sandbox (the default where bubblewrap can build one) against
+   ``--axm-sandbox=off``, on the tools of figure 2 (the geometric mean of the ratios), on the zoo
+   of figure 4 at ``-n 2`` and on the MCP tool of figure 7: what containing every tool costs.
 
 The script is importable (``import run`` from ``benchmarks/``): nothing runs on import.
 """
@@ -838,6 +842,48 @@ def measure_mcp(repeats: int, workdir: Path) -> dict[str, Any]:
     }
 
 
+def measure_sandbox(
+    tools: Sequence[BenchTool], refs: Sequence[str], repeats: int, workdir: Path
+) -> dict[str, Any]:
+    """The kit in its sandbox against --axm-sandbox=off: per bench tool, on the zoo at -n 2 and
+    on the MCP tool; interleaved, the same seed for both in each repeat."""
+    cases: dict[str, tuple[list[str], ...]] = {
+        **{tool.label: ([tool.ref], f"--axm-examples={KIT_EXAMPLES}") for tool in tools},
+        "zoo -n 2": (list(refs), *ZOO_OPTIONS, "-n", "2"),
+        "mcp word_count": ([MCP_TOOL], f"--axm-examples={KIT_EXAMPLES}"),
+    }
+    series = {(case, way): Series() for case in cases for way in ("sandbox", "off")}
+    for repeat in range(repeats):
+        seed = f"--axm-seed={BASE_SEED + repeat}"
+        for case, (case_refs, *options) in cases.items():
+            for way, extra in (("sandbox", ()), ("off", ("--axm-sandbox=off",))):
+                command = kit_command(case_refs, *options, seed, *extra)
+                series[case, way].runs.append(_timed(command, workdir))
+            _log(
+                f"  [{repeat + 1}/{repeats}] {case:<20} sandbox "
+                f"{series[case, 'sandbox'].runs[-1].seconds:6.2f} s   off "
+                f"{series[case, 'off'].runs[-1].seconds:6.2f} s"
+            )
+    rows = {
+        case: {
+            "sandbox": series[case, "sandbox"].as_json(),
+            "off": series[case, "off"].as_json(),
+            "ratio": round(series[case, "sandbox"].median / series[case, "off"].median, 3),
+            "cpu_ratio": round(series[case, "sandbox"].cpu / series[case, "off"].cpu, 3),
+        }
+        for case in cases
+    }
+    labels = [tool.label for tool in tools]
+    return {
+        "cases": rows,
+        "tools_geomean_ratio": round(geomean([rows[label]["ratio"] for label in labels]), 3),
+        "tools_geomean_cpu_ratio": round(
+            geomean([rows[label]["cpu_ratio"] for label in labels]), 3
+        ),
+        "zoo_tools": len(refs),
+    }
+
+
 def measure_scaling(sizes: Sequence[int], repeats: int, workdir: Path) -> dict[str, Any]:
     series = {size: Series() for size in (1, *sizes)}
     for repeat in range(repeats):
@@ -1111,8 +1157,26 @@ def _portable_lines(results: dict[str, Any]) -> Iterator[str]:
         )
 
 
+def _sandbox_lines(results: dict[str, Any]) -> Iterator[str]:
+    sb = results.get("sandbox")
+    if not sb:
+        return
+    yield ""
+    yield "9. Sandbox (bubblewrap) against --axm-sandbox=off"
+    yield (
+        f"  bench tools, geometric mean: sandbox / off = {sb['tools_geomean_ratio']:.2f} wall, "
+        f"{sb['tools_geomean_cpu_ratio']:.2f} CPU"
+    )
+    for case in ("zoo -n 2", "mcp word_count"):
+        row = sb["cases"][case]
+        yield (f"  {case} ({sb['zoo_tools']} tools)" if case.startswith("zoo") else f"  {case}") + (
+            f": sandbox {row['sandbox']['median_s']:.1f} s, off {row['off']['median_s']:.1f} s; "
+            f"sandbox / off = {row['ratio']:.2f} wall, {row['cpu_ratio']:.2f} CPU"
+        )
+
+
 def table(results: dict[str, Any]) -> str:
-    return "\n".join([*_lines(results), *_portable_lines(results)])
+    return "\n".join([*_lines(results), *_portable_lines(results), *_sandbox_lines(results)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1128,7 +1192,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable"),
+        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox"),
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1161,7 +1225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(table(json.loads(args.table.read_text())))
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
-    wanted = set(args.only or ("floor", "xdist", "startup", "scaling", "mcp", "portable"))
+    wanted = set(
+        args.only or ("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox")
+    )
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
         refs = zoo_refs()[::4]
@@ -1208,6 +1274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "portable" in wanted:
             _log(f"8. fixture zoo, {len(refs)} tools, portable / native")
             results["portable"] = measure_portable(refs, repeats, workdir)
+        if "sandbox" in wanted:
+            _log(f"9. sandbox / off: {len(tools)} tools, the zoo, MCP")
+            results["sandbox"] = measure_sandbox(tools, refs, repeats, workdir)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,

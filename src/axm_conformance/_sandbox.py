@@ -72,14 +72,19 @@ class Sandbox:
     network: bool = False
 
     def command(
-        self, argv: Sequence[str], writable: Sequence[str], readable: Sequence[str] = ()
+        self,
+        argv: Sequence[str],
+        writable: Sequence[str],
+        readable: Sequence[str] = (),
+        marked: bool = True,
     ) -> list[str]:
         """``argv`` run in this sandbox, where only the directories ``writable`` (absolute,
         existing) and the private temporary directories can be written.
 
         The private temporary directories hide the machine's: the paths ``readable`` that lie
         in one (an interpreter, a module, a server's script made in a temporary directory) are
-        made visible again, read-only.
+        made visible again, read-only. A ``marked`` sandbox tells the process it runs that it
+        is in one (a worker asks); a server's environment is left as it was given.
         """
         # Later mounts land on earlier ones: the read-only root first, the writable places last,
         # so that a working directory under /tmp is the real one, not the private /tmp's.
@@ -107,7 +112,9 @@ class Sandbox:
             # Root keeps every capability in a bwrap sandbox unless told otherwise, and with
             # CAP_SYS_ADMIN could remount the read-only view.
             options += ["--cap-drop", "ALL"]
-        return [_bwrap(), *options, "--setenv", INSIDE_VARIABLE, "1", "--", *argv]
+        if marked:
+            options += ["--setenv", INSIDE_VARIABLE, "1"]
+        return [_bwrap(), *options, "--", *argv]
 
 
 def _hidden(paths: Sequence[str]) -> list[str]:

@@ -29,8 +29,10 @@ def main(argv: list[str]) -> int:
     if separator != "--" or not command:
         sys.stderr.write("usage: _sandbox_init.py FD -- COMMAND [ARGUMENTS...]\n")
         return 2
+    # bwrap sets PWD in the sandbox; the server gets the environment its client gave, no more.
+    environment = {name: value for name, value in os.environ.items() if name != "PWD"}
     try:
-        server = subprocess.Popen(command)
+        server = subprocess.Popen(command, env=environment)
     except OSError as exc:
         sys.stderr.write(f"cannot start {command[0]!r}: {exc.strerror or exc}\n")
         return 127

@@ -132,7 +132,10 @@ class Watch:
         return [SideEffect("process", said)]
 
     def _outside(self) -> list[SideEffect]:
-        paths = list(dict.fromkeys(_WRITES))
+        # In a private temporary directory only what the sandbox shows read-only (a module made
+        # in the machine's /tmp, say) is outside.
+        shown = [path for path in _WRITES.private if _read_only(path)]
+        paths = list(dict.fromkeys([*_WRITES, *shown]))
         if not paths:
             return []
         where = "the sandbox refused" if _sandbox.inside() else "it was let"
@@ -307,10 +310,16 @@ def _entries(directory: str) -> set[str]:
 
 
 class _Writes(list[str]):
-    """The paths written outside the allowed places during the current call."""
+    """The paths written outside the allowed places during the current call, and those written
+    in a private temporary directory (see _read_only)."""
 
     recording = False
     hooked = False
+    private: list[str] = []
+
+    def clear(self) -> None:
+        super().clear()
+        self.private.clear()
 
 
 _WRITES = _Writes()
@@ -337,15 +346,15 @@ def watch_writes() -> None:
             ]
         )
     )
-    allowed = tuple(
-        os.path.realpath(place) + os.sep
-        for place in (os.getcwd(), os.environ.get("HOME", ""), *_TEMPORARY, "/dev")
-        if place
-    )
-    sys.addaudithook(_hook(allowed))
+    own = [os.getcwd(), os.environ.get("HOME", ""), os.environ.get("TMPDIR", ""), "/dev"]
+    allowed = tuple(os.path.realpath(place) + os.sep for place in own if place)
+    private = tuple(os.path.realpath(place) + os.sep for place in _TEMPORARY if place not in own)
+    sys.addaudithook(_hook(allowed, private))
 
 
-def _hook(allowed: tuple[str, ...]) -> Callable[[str, tuple[Any, ...]], None]:
+def _hook(
+    allowed: tuple[str, ...], private: tuple[str, ...]
+) -> Callable[[str, tuple[Any, ...]], None]:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if not _WRITES.recording or len(_WRITES) >= _MOST_PATHS:
             return
@@ -356,7 +365,11 @@ def _hook(allowed: tuple[str, ...]) -> Callable[[str, tuple[Any, ...]], None]:
         else:
             return
         for path in _paths(written):
-            if not (path + os.sep).startswith(allowed) and not _bytecode(path):
+            if (path + os.sep).startswith(allowed) or _bytecode(path):
+                continue
+            if (path + os.sep).startswith(private):
+                _WRITES.private.append(path)
+            else:
                 _WRITES.append(path)
 
     return hook
@@ -385,6 +398,23 @@ def _paths(values: list[Any]) -> Iterator[str]:
             continue
         with contextlib.suppress(OSError, ValueError):
             yield os.path.realpath(value)
+
+
+def _read_only(path: str) -> bool:
+    """Whether the filesystem the path is (or would be) on is mounted read-only (asked in a
+    sandbox only: Windows has none)."""
+    if sys.platform == "win32":
+        return False
+    while True:
+        try:
+            return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+        except FileNotFoundError:
+            parent = os.path.dirname(path)
+            if parent == path:
+                return False
+            path = parent
+        except OSError:
+            return False
 
 
 def _bytecode(path: str) -> bool:

@@ -80,7 +80,7 @@ def test_a_server_gets_path_lang_home_and_what_the_run_adds_from_the_ini(
     assert result.ret == 0, result.stdout.str()
     tools = json.loads((pytester.path / "cert.json").read_text())["tools"]
     server = next(tool for tool in tools if tool["key"] == "SERVER")
-    assert server["name"] == "word-server[GREETING,HOME,LANG,PATH]"
+    assert server["name"] == "word-server[GREETING,HOME,LANG,PATH,TMPDIR]"
     assert {tool["key"] for tool in tools} >= {"SERVER", "word_count", "set_mode"}
 
 

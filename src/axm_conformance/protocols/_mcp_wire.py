@@ -156,7 +156,7 @@ class Session:
             self._survivors_fd, told = os.pipe()
             passed = (told,)
             argv = [sys.executable, "-I", SANDBOX_INIT, str(told), "--", *argv]
-            argv = sandbox.command(argv, [self.cwd], _read_by(argv, self.env))
+            argv = sandbox.command(argv, [self.cwd], _read_by(argv, self.env), marked=False)
         elif self.offline:
             argv = cut_off(argv)
         if sys.platform == "win32":
