@@ -9,8 +9,8 @@ Run with ``python benchmarks/profile_one.py [REF] [EXAMPLES]``; the default tool
    the call is the kit's own work and how much is its worker processes'.
 2. The worker's side, in this process: the calls the worker makes for the valid inputs (the
    boundary examples and as many generated inputs, each called twice as for the determinism
-   check) through ``axm_conformance._agent.invoke``, under cProfile. The worker itself cannot be
-   profiled in place: it is killed, not shut down, when the run ends.
+   check) through ``axm_conformance._process.child._agent.invoke``, under cProfile. The worker
+   itself cannot be profiled in place: it is killed, not shut down, when the run ends.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def profile_kit(ref: str, examples: int, count: int) -> None:
 def profile_worker_side(ref: str, examples: int, count: int) -> None:
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
-    from axm_conformance._agent import invoke, open_tool
+    from axm_conformance._process.child._agent import invoke, open_tool
     from axm_conformance._strategies import boundary_inputs, valid_inputs
 
     state = open_tool(ref, "auto", 1024 * 1024)

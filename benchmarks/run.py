@@ -729,7 +729,7 @@ def measure_channel(repeats: int) -> dict[str, float]:
     portable way, Windows' only one): the median of ``repeats`` series of CHANNEL_CALLS calls
     of a target that does nothing, after one call that starts the worker."""
     from axm_conformance import _platform
-    from axm_conformance._worker import Worker, WorkerConfig
+    from axm_conformance._process.parent._worker import Worker, WorkerConfig
 
     native = _platform.PLATFORM
     found: dict[str, list[tuple[float, float]]] = {"poll": [], "threads": []}

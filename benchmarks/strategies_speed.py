@@ -22,7 +22,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from axm_conformance._literals import literals_of
+from axm_conformance._process.child._literals import literals_of
 from axm_conformance._strategies import (
     Hints,
     generated_inputs,

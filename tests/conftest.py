@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _platform
+from axm_conformance._process.system import _platform
 
 REPO = Path(__file__).resolve().parents[1]
 # The official JSON-Schema-Test-Suite, as the kit ships it (package data, with its licence): the

@@ -12,10 +12,10 @@ from typing import Any
 
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
 from axm_conformance._refs import PICKLE_PREFIX, LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, run_seed
-from axm_conformance._workers import WorkersAhead, inspect_tools
 from axm_conformance.protocols import protocol_for
 
 __all__ = ["LoadError", "check_tool", "import_engine", "item_keys", "load_tool", "ref_for"]

@@ -50,6 +50,8 @@ from axm_conformance._observation import (
     canonical_json,
 )
 from axm_conformance._outcomes import Evidence, Finding, Severity, Status, not_run, note
+from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
+from axm_conformance._process.parent._worker import Crash, Worker
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
@@ -69,8 +71,6 @@ from axm_conformance._strategies import (
     variations,
     without_local_constants,
 )
-from axm_conformance._worker import Crash, Worker
-from axm_conformance._workers import WorkersAhead, tool_worker
 from axm_conformance.protocols import protocol_named
 
 __all__ = ["CALL_KINDS", "Progress", "certify"]

@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 # Where the generated inputs go in the worker: the protocol's call, made by the agent.
-_INVOKE = "axm_conformance._agent:invoke"
+_INVOKE = "axm_conformance._process.child._agent:invoke"
 
 
 @dataclass(frozen=True)

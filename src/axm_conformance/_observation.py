@@ -276,7 +276,7 @@ class SubjectInfo:
     # The kinds of access the tool declares (axio's: "read", "write", "execute", "external").
     effects: tuple[str, ...] = ()
     # The str, bytes (as text) and number literals of the tool's own source, in source order:
-    # values inputs are made of besides the schema's (see _literals).
+    # values inputs are made of besides the schema's (see _process.child._literals).
     literals: tuple[str | int | float, ...] = ()
     # References whose tool the protocol's runtime loads instead of this one when both are
     # published under the same name (axm prefers axm.tribunal.tools to axm.tools).
@@ -308,9 +308,10 @@ class SubjectInfo:
 class ExceptionInfo:
     """An exception that escaped the tool, with its cause chain and the tool's own traceback.
 
-    ``origin`` is read from the traceback where the tool ran (:mod:`axm_conformance._origin`):
-    "os" (the operating system interface refused), "raise" (a ``raise`` statement in the tool's
-    own code) or "other" (a crash: a programming error, or a library error left unhandled).
+    ``origin`` is read from the traceback where the tool ran
+    (:mod:`axm_conformance._process.child._origin`): "os" (the operating system interface
+    refused), "raise" (a ``raise`` statement in the tool's own code) or "other" (a crash: a
+    programming error, or a library error left unhandled).
     ``raised_in`` is the dotted name of the function it came from, "" when not known.
     """
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from axm_conformance import _platform
 from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
     BaselineError,
@@ -40,6 +39,8 @@ from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Status
+from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
+from axm_conformance._process.system import _platform
 from axm_conformance._pytest_shared import CheckFailed, KitItem, add_items, flag, read_setting
 from axm_conformance._report import ToolReport
 from axm_conformance._settings import (
@@ -50,7 +51,6 @@ from axm_conformance._settings import (
     run_seed,
 )
 from axm_conformance._version import __version__
-from axm_conformance._workers import WorkersAhead, inspect_tools
 from axm_conformance.protocols import (
     ENTRY_POINT_PREFIX,
     RegistryError,

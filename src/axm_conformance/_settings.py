@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from axm_conformance import _sandbox
-from axm_conformance._platform import as_root
+from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system._platform import as_root
 
 __all__ = [
     "DEFAULT_NAME_PATTERN",
@@ -194,7 +194,8 @@ class Settings:
 
     @property
     def contained(self) -> bool:
-        """Whether tools run in a sandbox in this run (see :mod:`axm_conformance._sandbox`)."""
+        """Whether tools run in a sandbox in this run (see
+        :mod:`axm_conformance._process.system._sandbox`)."""
         return self.sandbox != "off" and not _sandbox.support()
 
     def containment(self) -> str:

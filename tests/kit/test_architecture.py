@@ -138,8 +138,8 @@ def third_party(name: str) -> set[str]:
 @pytest.mark.parametrize(
     "entry",
     [
-        "axm_conformance._agent",
-        "axm_conformance._worker",
+        "axm_conformance._process.child._agent",
+        "axm_conformance._process.parent._worker",
         "axm_conformance.protocols",
         *(name for name in MODULES if name.startswith("axm_runtime")),
     ],
@@ -176,3 +176,38 @@ def test_the_capabilities_table_is_the_registry() -> None:
         assert (required.split(":")[0] if not checks else required) == (
             ", ".join(checks) or "none"
         ), capability
+
+
+PROCESS = "axm_conformance._process"
+
+
+@pytest.mark.parametrize(
+    "entry", sorted(name for name in MODULES if name.startswith(f"{PROCESS}.child"))
+)
+def test_the_child_side_never_reaches_the_engine_the_checks_or_pytest(entry: str) -> None:
+    """What runs in a worker judges nothing: the engine, the checks and the pytest plugin stay
+    in the kit's process, whatever the child side imports on the way."""
+    reached = reachable(entry)
+    forbidden = {
+        name
+        for name in reached
+        if name in ("axm_conformance._engine", "axm_conformance._pytest", PLUGIN)
+        or name.startswith("axm_conformance._checks")
+    }
+    assert forbidden == set()
+    assert not any(third_party(name) & {"pytest", "_pytest"} for name in reached)
+
+
+def test_the_process_boundary_has_its_three_parts_and_the_system_part_stands_alone() -> None:
+    """The operating system part (platform, process table, sweep, sandbox) serves both sides
+    and imports neither."""
+    parts = {name.split(".")[2] for name in MODULES if name.startswith(f"{PROCESS}.")}
+    assert parts == {"parent", "child", "system"}
+    for name in MODULES:
+        if name.startswith(f"{PROCESS}.system"):
+            above = {
+                other
+                for other in GRAPH[name]
+                if other.startswith(f"{PROCESS}.parent") or other.startswith(f"{PROCESS}.child")
+            }
+            assert above == set(), name

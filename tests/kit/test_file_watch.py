@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _filewatch, _platform
-from axm_conformance._inotify import open_events
+from axm_conformance._process.child import _filewatch
+from axm_conformance._process.child._inotify import open_events
+from axm_conformance._process.system import _platform
 
 
 @pytest.fixture(params=["inotify", "walk", "macos"])

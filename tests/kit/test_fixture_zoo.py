@@ -18,8 +18,8 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._checks import CHECKS
 from axm_conformance._outcomes import Status
+from axm_conformance._process.parent._worker import Worker, WorkerConfig
 from axm_conformance._settings import parse_exemptions
-from axm_conformance._worker import Worker, WorkerConfig
 from tests.conftest import FIXTURES, unsupported
 from zoo_amplifier import SESSION_FILES
 
@@ -213,12 +213,12 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
     config = WorkerConfig(
         sys_path=tuple(sys.path),
         workdir=tmp_path,
-        setup="axm_conformance._agent:open_tool",
+        setup="axm_conformance._process.child._agent:open_tool",
         setup_args=("entry-point:amplifier.modules:words", "auto", 1 << 20),
-        teardown="axm_conformance._agent:close_tool",
+        teardown="axm_conformance._process.child._agent:close_tool",
     )
     with Worker(config) as worker:
-        assert worker.call("axm_conformance._agent:describe_all").ok
+        assert worker.call("axm_conformance._process.child._agent:describe_all").ok
         assert all((tmp_path / name).exists() for name in SESSION_FILES)
     assert not any((tmp_path / name).exists() for name in SESSION_FILES)
 

@@ -26,8 +26,10 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import Observation
-from axm_conformance._worker import Worker, WorkerConfig
+from axm_conformance._process.parent._worker import Worker, WorkerConfig
 from tests.conftest import FIXTURES, WAYS, unsupported
+
+INVOKE = "axm_conformance._process.child._agent:invoke"
 
 MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
 HOSTILE = {entry["ref"]: entry for entry in MANIFEST if entry.get("hostile")}
@@ -255,11 +257,11 @@ def invoke_once(ref: str, input: Any = None) -> Observation:
     config = WorkerConfig(
         timeout=5.0,
         sys_path=(str(FIXTURES),),
-        setup="axm_conformance._agent:open_tool",
+        setup="axm_conformance._process.child._agent:open_tool",
         setup_args=(ref, "auto", 1 << 20),
     )
     with Worker(config) as worker:
-        outcome = worker.call("axm_conformance._agent:invoke", {} if input is None else input)
+        outcome = worker.call(INVOKE, {} if input is None else input)
     assert isinstance(outcome.value, Observation), outcome
     return outcome.value
 
@@ -290,11 +292,11 @@ def test_writes_into_the_project_are_reported_with_their_paths(tmp_path: Path) -
     )
     config = WorkerConfig(
         sys_path=(str(project),),
-        setup="axm_conformance._agent:open_tool",
+        setup="axm_conformance._process.child._agent:open_tool",
         setup_args=("leaky:LeakyTool", "axm", 1 << 20),
     )
     with Worker(config) as worker:
-        first, second = (worker.call("axm_conformance._agent:invoke", {}).value for _ in "12")
+        first, second = (worker.call(INVOKE, {}).value for _ in "12")
         workdir = worker.workdir
     data = project / "data"
     assert [(effect.kind, effect.text) for effect in first.side_effects] == [

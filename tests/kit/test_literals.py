@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance._literals import literals_of
+from axm_conformance._process.child._literals import literals_of
 
 SOURCE = '''
 """Module docstring: not a literal."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from axm_conformance import Report, check_tool
-from axm_conformance._worker import Worker
+from axm_conformance._process.parent._worker import Worker
 
 pytestmark = pytest.mark.slow
 

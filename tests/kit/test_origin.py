@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance._origin import OwnCode, origin, own_code
+from axm_conformance._process.child._origin import OwnCode, origin, own_code
 
 
 def refuses_negatives(n: int = -1) -> None:

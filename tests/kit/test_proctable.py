@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from axm_conformance import _sweep
-from axm_conformance._proctable import ProcessTable, ProcFS, Psutil
+from axm_conformance._process.system import _sweep
+from axm_conformance._process.system._proctable import ProcessTable, ProcFS, Psutil
 
 TABLES = {"procfs": ProcFS(), "psutil": Psutil()}
 

@@ -22,8 +22,9 @@ from typing import Any
 import psutil
 import pytest
 
-from axm_conformance import _sandbox, check_tool
-from axm_conformance._sandbox import Sandbox, exit_status
+from axm_conformance import check_tool
+from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system._sandbox import Sandbox, exit_status
 from axm_conformance._settings import Settings, SettingsError
 from tests.conftest import FIXTURES
 

@@ -1,4 +1,4 @@
-"""Tests of the isolated RPC worker: every way a tool can misbehave ends in an Outcome."""
+"""Tests of the isolated RPC worker: every way a tool can misbehave ends in an Answer."""
 
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 
 import axm_conformance
-from axm_conformance import _platform
-from axm_conformance._forkserver import ForkServer
-from axm_conformance._worker import (
+from axm_conformance._process.parent._forkserver import ForkServer
+from axm_conformance._process.parent._worker import (
+    Answer,
     Crash,
-    Outcome,
     RemoteError,
     Worker,
     WorkerConfig,
     fork_server,
 )
+from axm_conformance._process.system import _platform
 from tests.conftest import skip_unless_nobody
 
 pytestmark = pytest.mark.slow
@@ -75,13 +75,13 @@ def worker() -> Iterator[Worker]:
         yield started
 
 
-def error_of(outcome: Outcome) -> RemoteError:
+def error_of(outcome: Answer) -> RemoteError:
     assert outcome.error is not None, outcome
     assert outcome.crash is None
     return outcome.error
 
 
-def crash_of(outcome: Outcome) -> Crash:
+def crash_of(outcome: Answer) -> Crash:
     assert outcome.crash is not None, outcome
     assert outcome.error is None
     return outcome.crash
@@ -112,7 +112,7 @@ def open_fds() -> set[str]:
 def test_values_round_trip(worker: Worker) -> None:
     value = {"text": "é", "numbers": [1, 2.5, None], "nested": ({"a": b"\x00"},)}
     outcome = worker.call(f"{T}:echo", value, 3)
-    assert outcome == Outcome(value=(value, 3))
+    assert outcome == Answer(value=(value, 3))
     assert outcome.ok
 
 
@@ -133,7 +133,7 @@ def test_exceptions_are_reported_and_the_worker_survives(
     assert (error.type_name, error.message) == (type_name, message)
     assert error.traceback.startswith("Traceback (most recent call last):")
     assert f"in {target}" in error.traceback
-    assert "_child.py" not in error.traceback
+    assert "_loop.py" not in error.traceback
     assert worker.call(f"{T}:pid").value == before == worker.pid
 
 
@@ -352,7 +352,7 @@ def test_a_failing_setup_is_reported_on_each_call() -> None:
 
 
 def test_a_hanging_setup_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("axm_conformance._worker._MIN_SETUP_TIMEOUT", 0.5)
+    monkeypatch.setattr("axm_conformance._process.parent._worker._MIN_SETUP_TIMEOUT", 0.5)
     with Worker(config(timeout=0.5, setup=f"{T}:sleep", setup_args=(None, 60))) as worker:
         crash = crash_of(worker.call(f"{T}:echo"))
         assert crash.kind == "timeout"
@@ -500,7 +500,7 @@ def orphaning(tmp_path: Path, server: ForkServer | None) -> str:
         f"""
         import json
         from pathlib import Path
-        from axm_conformance._worker import Worker, WorkerConfig, fork_server
+        from axm_conformance._process.parent._worker import Worker, WorkerConfig, fork_server
         worker = Worker(
             WorkerConfig(
                 sys_path=({HERE!r},),
@@ -614,7 +614,7 @@ def nobody_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     for interpreter in (sys.executable, f"/usr/bin/python{version}"):
         try:
             check = subprocess.run(
-                [interpreter, "-c", "import axm_conformance._worker"],
+                [interpreter, "-c", "import axm_conformance._process.parent._worker"],
                 user="nobody",
                 env=env,
                 cwd="/",

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
 from axm_conformance._settings import Settings, SettingsError
-from axm_conformance._workers import WorkersAhead, inspect_tools
 from tests.conftest import FIXTURES, skip_unless_nobody
+
+INVOKE = "axm_conformance._process.child._agent:invoke"
+DESCRIBE_ALL = "axm_conformance._process.child._agent:describe_all"
 
 pytestmark = pytest.mark.slow
 
@@ -58,7 +61,7 @@ def test_the_first_worker_starts_at_once_and_each_next_one_when_the_one_before_i
         assert running(second.pid)
         assert workers.take(SECOND) is second and workers.started == {}
         # The worker serves the tool it was started for.
-        assert second.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+        assert second.call(DESCRIBE_ALL).value[0].ref == SECOND.ref
         # The first one is spawned; the next ones are forked from the fork server.
         assert workers.forks is not None and workers.forks.pid is not None
         assert parent_of(first.pid) == os.getpid()
@@ -83,7 +86,7 @@ def test_a_worker_started_ahead_and_killed_meanwhile_is_replaced_when_taken() ->
             assert gone(killed)
         with workers.take(SECOND) as worker:
             assert worker is ahead and running(worker.pid) and worker.pid != killed
-            assert worker.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+            assert worker.call(DESCRIBE_ALL).value[0].ref == SECOND.ref
     finally:
         workers.close()
 
@@ -102,11 +105,11 @@ def test_a_fork_server_killed_meanwhile_is_replaced_and_its_workers_too() -> Non
         # from a new server.
         with workers.take(SECOND) as second:
             assert second.pid != ahead and parent_of(second.pid) == os.getpid()
-            assert second.call("axm_conformance._agent:describe_all").value[0].ref == SECOND.ref
+            assert second.call(DESCRIBE_ALL).value[0].ref == SECOND.ref
         assert workers.forks is not None and workers.forks.pid not in (None, killed)
         with workers.take(OTHER) as other:
             assert parent_of(other.pid) == workers.forks.pid
-            assert other.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
+            assert other.call(DESCRIBE_ALL).value[0].ref == OTHER.ref
     finally:
         workers.close()
 
@@ -114,7 +117,7 @@ def test_a_fork_server_killed_meanwhile_is_replaced_and_its_workers_too() -> Non
 def test_a_tool_out_of_the_order_gets_a_worker_started_when_taken() -> None:
     workers = WorkersAhead(SETTINGS)
     with workers.take(OTHER) as worker:
-        assert worker.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
+        assert worker.call(DESCRIBE_ALL).value[0].ref == OTHER.ref
     assert workers.forks is None  # one tool: no fork server
 
 
@@ -126,7 +129,7 @@ def test_a_fork_server_starts_only_where_several_tools_are_expected() -> None:
     assert workers.forks is not None
     server = workers.forks.pid
     with workers.take(OTHER) as worker:
-        assert worker.call("axm_conformance._agent:describe_all").value[0].ref == OTHER.ref
+        assert worker.call(DESCRIBE_ALL).value[0].ref == OTHER.ref
         assert parent_of(worker.pid) == server
     workers.close()
     assert workers.forks is None and gone(server)
@@ -141,7 +144,7 @@ def test_the_worker_that_inspected_a_sole_tool_is_kept_to_certify_it() -> None:
         workers.plan([subject])  # already there: nothing else starts
         assert list(workers.started) == [subject.ref]
         with workers.take(subject) as worker:
-            outcome = worker.call("axm_conformance._agent:invoke", {"text": "Hello, World"})
+            outcome = worker.call(INVOKE, {"text": "Hello, World"})
             assert outcome.value.status == "returned"
             assert worker.pid == inspected_by
     finally:

@@ -57,7 +57,12 @@ def why_no_user_switch(user: str) -> str:
     )
     try:
         probe = subprocess.run(
-            [sys.executable, "-P", "-c", "import axm_conformance._worker, axio_tools_local"],
+            [
+                sys.executable,
+                "-P",
+                "-c",
+                "import axm_conformance._process.parent._worker, axio_tools_local",
+            ],
             user=entry.pw_uid,
             group=entry.pw_gid,
             extra_groups=[],

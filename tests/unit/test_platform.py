@@ -21,16 +21,18 @@ from typing import Any
 
 import pytest
 
-from axm_conformance import _child, _filewatch, _platform, _proctable, _worker
-from axm_conformance._channel import VALUE, read_frame, read_tail, write_frame
-from axm_conformance._platform import (
+from axm_conformance._process.child import _filewatch, _loop
+from axm_conformance._process.parent import _worker
+from axm_conformance._process.parent._channel import VALUE, read_frame, read_tail, write_frame
+from axm_conformance._process.parent._worker import _credentials, _never, fork_server
+from axm_conformance._process.system import _platform, _proctable
+from axm_conformance._process.system._platform import (
     PORTABLE_VARIABLE,
     Platform,
     as_root,
     detect,
     home_variables,
 )
-from axm_conformance._worker import _credentials, _never, fork_server
 from tests.conftest import FIXTURES, unsupported
 
 FAST_PATHS = (
@@ -91,13 +93,13 @@ def test_without_rlimit_as_no_address_space_limit_is_set(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     set_limits: list[int] = []
-    monkeypatch.setattr(_child.resource, "setrlimit", lambda which, _: set_limits.append(which))
-    _child._limit_resources(1 << 30)
-    assert set_limits == [_child.resource.RLIMIT_CORE, _child.resource.RLIMIT_AS]
+    monkeypatch.setattr(_loop.resource, "setrlimit", lambda which, _: set_limits.append(which))
+    _loop._limit_resources(1 << 30)
+    assert set_limits == [_loop.resource.RLIMIT_CORE, _loop.resource.RLIMIT_AS]
     set_limits.clear()
     simulate(monkeypatch, memory_limit=False)
-    _child._limit_resources(1 << 30)
-    assert set_limits == [_child.resource.RLIMIT_CORE]
+    _loop._limit_resources(1 << 30)
+    assert set_limits == [_loop.resource.RLIMIT_CORE]
 
 
 def test_without_fork_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,8 +169,10 @@ def test_the_kit_its_plugin_and_its_worker_import_as_on_windows() -> None:
         "sys.modules['msvcrt'] = types.ModuleType('msvcrt')\n"
         "sys.platform = 'win32'\n"
         "import axm_conformance, _axm_conformance_pytestplugin, axm_conformance._pytest\n"
-        "from axm_conformance import check_tool, _channel, _child, _forkserver, _worker\n"
-        "from axm_conformance._platform import PLATFORM\n"
+        "from axm_conformance import check_tool\n"
+        "from axm_conformance._process.parent import _channel, _forkserver, _worker\n"
+        "from axm_conformance._process.child import _loop\n"
+        "from axm_conformance._process.system._platform import PLATFORM\n"
         "assert _channel.STACK_SIGNAL is None\n"
         "assert PLATFORM.system == 'Windows'\n"
         "assert not (PLATFORM.poll_pipes or PLATFORM.posix)\n"
@@ -221,7 +225,7 @@ def test_on_windows_the_channel_stays_put_and_is_not_handed_to_what_a_tool_start
     read_end, write_end = os.pipe()
     os.set_inheritable(read_end, True)
     try:
-        assert _child._relocate(read_end) == read_end
+        assert _loop._relocate(read_end) == read_end
         assert not os.get_inheritable(read_end)
     finally:
         os.close(read_end)
@@ -251,14 +255,14 @@ def test_on_windows_a_worker_sees_its_parent_go_by_looking_it_up(
     monkeypatch.delattr(os, "getppid")
     parent = subprocess.Popen(["sleep", "60"])
     try:
-        here = _child._parent_watch(parent.pid)
+        here = _loop._parent_watch(parent.pid)
         assert here()
     finally:
         parent.kill()
         parent.wait()
     assert not here()
     # One that cannot be looked up is never taken for gone (the channel's end tells instead).
-    assert _child._parent_watch(parent.pid)()
+    assert _loop._parent_watch(parent.pid)()
 
 
 def test_on_windows_a_worker_gets_its_channel_as_handles_and_the_base_interpreter(
@@ -280,7 +284,7 @@ def test_on_windows_a_worker_gets_its_channel_as_handles_and_the_base_interprete
     [(argv, options)] = started
     assert argv == [
         "/base/python.exe",
-        *("-P", "-m", "axm_conformance._worker", "1007", "1008", str(os.getpid())),
+        *("-P", "-m", "axm_conformance._process.parent._worker", "1007", "1008", str(os.getpid())),
     ]
     assert inheritable == [1007, 1008]
     assert options["startupinfo"] == {"lpAttributeList": {"handle_list": [1007, 1008]}}

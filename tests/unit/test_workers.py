@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from axm_conformance._workers import _blocked
+from axm_conformance._process.parent._pool import _blocked
 
 # A user and group that own nothing here, in no class of bits but the others'.
 STRANGER = 54321

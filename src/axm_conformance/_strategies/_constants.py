@@ -6,8 +6,8 @@ installed editable, every module of the kit is local, and its own strings ("file
 of a guard probe, "--axm-tool") were sent to tools as inputs; so would a project's plugins and
 helpers be. The inputs, and so the verdict, would then depend on how the kit was installed and
 on what else the process imported. The tool's own literals are given to the kit's strategies
-explicitly, as hints (see :mod:`axm_conformance._literals`), so nothing is lost by leaving
-Hypothesis' local constants out.
+explicitly, as hints (see :mod:`axm_conformance._process.child._literals`), so nothing is lost by
+leaving Hypothesis' local constants out.
 
 Hypothesis has no setting for this: while the kit draws, its provider's look-up of local
 constants (``providers._get_local_constants``, read when a provider first wants one) is replaced

@@ -1,5 +1,5 @@
 """Run a validator in a worker process, with the per-call timeout and the crash, hang and memory
-handling tools get (`axm_conformance._worker`).
+handling tools get (`axm_conformance._process.parent._worker`).
 
 `IsolatedValidator` judges each pair in its worker: a validator that hangs on one schema is
 killed after the timeout, the pair is reported `Crashed`, and the next call gets a fresh worker.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from axm_conformance._process.parent._worker import Worker, WorkerConfig
 from axm_conformance._settings import Settings
 from axm_conformance._validation._load import Crashed, ValidatorFn, judge, load_validator
-from axm_conformance._worker import Worker, WorkerConfig
 
 __all__ = ["IsolatedValidator", "judge_loaded", "load"]
 

@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._exceptions import exception_info
 from axm_conformance._observation import ExceptionInfo, jsonable
-from axm_conformance._toolstate import ToolState
+from axm_conformance._process.child._exceptions import exception_info
+from axm_conformance._process.child._toolstate import ToolState
 
 __all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
 

@@ -25,8 +25,8 @@ from axm_conformance._observation import (
     canonical_json,
     jsonable,
 )
-from axm_conformance._origin import OwnCode, own_code
-from axm_conformance._sandbox import Sandbox
+from axm_conformance._process.child._origin import OwnCode, own_code
+from axm_conformance._process.system._sandbox import Sandbox
 
 __all__ = [
     "CAPABILITIES",

@@ -23,7 +23,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._channel import read_tail
 from axm_conformance._observation import (
     CallableInfo,
     Policy,
@@ -34,9 +33,10 @@ from axm_conformance._observation import (
     canonical_json,
     last_said,
 )
-from axm_conformance._platform import SYSTEM_VARIABLES, home_variables
-from axm_conformance._proctable import table
-from axm_conformance._sweep import live_descendants
+from axm_conformance._process.parent._channel import read_tail
+from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.protocols._base import (
     CallCrashed,

@@ -35,8 +35,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from axm_conformance import _platform
-from axm_conformance._sandbox import SANDBOX_INIT, Sandbox, exit_status
+from axm_conformance._process.system import _platform
+from axm_conformance._process.system._sandbox import SANDBOX_INIT, Sandbox, exit_status
 
 __all__ = [
     "CURRENT",

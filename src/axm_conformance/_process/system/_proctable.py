@@ -1,5 +1,6 @@
 """The process table: which processes run, whose child each is, its group, session, environment
-and open files; read from Linux's /proc, or through psutil (see :mod:`axm_conformance._platform`).
+and open files; read from Linux's /proc, or through psutil (see
+:mod:`axm_conformance._process.system._platform`).
 
 psutil reads /proc on Linux too, but builds an object per process and per question: the sweep
 and the file watch ask about every process of the machine, so Linux keeps its own reading.
@@ -17,7 +18,7 @@ from typing import NamedTuple, ParamSpec, Protocol, TypeVar
 
 import psutil
 
-from axm_conformance import _platform
+from axm_conformance._process.system import _platform
 
 __all__ = ["Facts", "ProcFS", "ProcessTable", "Psutil", "children", "table"]
 

@@ -14,8 +14,8 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 
-from axm_conformance import _platform, _sandbox
-from axm_conformance._proctable import children, table
+from axm_conformance._process.system import _platform, _sandbox
+from axm_conformance._process.system._proctable import children, table
 
 __all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
 

@@ -1,6 +1,7 @@
 """The sandbox every worker, and so every tool and server, runs in: bubblewrap's, on Linux.
 
-A worker is started as ``bwrap ... -- python -m axm_conformance._worker``, which gives it:
+A worker is started as ``bwrap ... -- python -m axm_conformance._process.parent._worker`` (a
+server, as ``bwrap ... -- SERVER``), which gives it:
 
 - a PID namespace of its own: a kill of -1 or of its process group reaches only the sandbox,
   and when the worker ends (or the kit, whose death bwrap follows) every process it started

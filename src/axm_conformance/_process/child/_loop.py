@@ -25,8 +25,7 @@ import types
 from collections.abc import Callable
 from typing import IO, Any, NoReturn
 
-from axm_conformance import _platform
-from axm_conformance._channel import (
+from axm_conformance._process.parent._channel import (
     ERROR,
     READY,
     STACK_SIGNAL,
@@ -35,8 +34,9 @@ from axm_conformance._channel import (
     read_frame,
     write_frame,
 )
-from axm_conformance._proctable import table
-from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
+from axm_conformance._process.system import _platform
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sweep import TOKEN_VARIABLE, kill_strays
 
 if sys.platform != "win32":
     import fcntl

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance._observation import ExceptionInfo
-from axm_conformance._origin import OwnCode, origin
+from axm_conformance._process.child._origin import OwnCode, origin
 
 __all__ = ["exception_info", "release", "safe_exception_info", "type_name"]
 
@@ -67,8 +67,8 @@ def exception_info(
 
     ``note`` is added to the message, in parentheses. A message longer than 10,000 characters
     is cut, and so is a traceback deeper than 1,000 frames (to its first and last 50). Its
-    origin, and its causes', is read from the traceback (see :mod:`axm_conformance._origin`),
-    ``own`` being the tool's own code.
+    origin, and its causes', is read from the traceback (see
+    :mod:`axm_conformance._process.child._origin`), ``own`` being the tool's own code.
     """
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_KIT_DIR):

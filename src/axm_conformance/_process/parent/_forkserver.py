@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
-from axm_conformance import _platform
-from axm_conformance._proctable import table
+from axm_conformance._process.system import _platform
+from axm_conformance._process.system._proctable import table
 
 __all__ = ["ForkServer", "Forked", "serve_forks"]
 
@@ -110,7 +110,7 @@ class ForkServer:
         try:
             self._process = subprocess.Popen(
                 [
-                    *(sys.executable, "-P", "-s", "-m", "axm_conformance._worker"),
+                    *(sys.executable, "-P", "-s", "-m", "axm_conformance._process.parent._worker"),
                     *("--fork-server", str(theirs.fileno()), *self._preload),
                 ],
                 stdin=subprocess.DEVNULL,

@@ -1,18 +1,20 @@
 """Isolated RPC worker: run functions in a disposable subprocess and report what happened.
 
 Tool code may hang, exit, crash, close its standard streams or spawn children that outlive it, so
-it only ever runs in a worker process started with ``python -m axm_conformance._worker``. The
-parent talks to it over a private pair of pipes (see :mod:`axm_conformance._channel`), enforces
-every timeout itself and kills the worker and all it started when anything goes wrong.
-Whatever the worker does, :meth:`Worker.call` answers with an :class:`Outcome`: a value, a
-:class:`RemoteError` or a :class:`Crash`. What runs inside the worker process is
-:mod:`axm_conformance._child`.
+it only ever runs in a worker process started with
+``python -m axm_conformance._process.parent._worker``. The parent talks to it over a private pair
+of pipes (see :mod:`axm_conformance._process.parent._channel`), enforces every timeout itself and
+kills the worker and all it started when anything goes wrong. Whatever the worker does,
+:meth:`Worker.call` answers with an :class:`Answer`: a value, a :class:`RemoteError` or a
+:class:`Crash`. What runs inside the worker process is :mod:`axm_conformance._process.child._loop`.
 
 Tool code is also assumed hostile. Every process it starts is found and killed with the worker
-(see :mod:`axm_conformance._sweep`), so a double-forked daemon in a session of its own does not
-survive either. What the worker sends back is unpickled by the parent with only the trusted
-modules' classes allowed, and the worker sends subclasses of str, int, dict and the like as their
-plain base types: a value cannot make the parent import, let alone run, the target's code.
+(see :mod:`axm_conformance._process.system._sweep`), so a double-forked daemon in a session of
+its own does not survive either; in a sandbox (:mod:`axm_conformance._process.system._sandbox`)
+nothing it starts can outlive the sandbox. What the worker sends back is unpickled by the parent
+with only the trusted modules' classes allowed, and the worker sends subclasses of str, int, dict
+and the like as their plain base types: a value cannot make the parent import, let alone run,
+the target's code.
 """
 
 from __future__ import annotations
@@ -38,8 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, Self, TypeVar
 
-from axm_conformance import _platform
-from axm_conformance._channel import (
+from axm_conformance._process.parent._channel import (
     CALL,
     ERROR,
     HEADER,
@@ -52,19 +53,24 @@ from axm_conformance._channel import (
     read_tail,
     write_frame,
 )
-from axm_conformance._forkserver import Forked, ForkServer, ForkSpec, serve_forks
-from axm_conformance._platform import PORTABLE_VARIABLE, SYSTEM_VARIABLES, home_variables
-from axm_conformance._proctable import table
-from axm_conformance._sandbox import Sandbox, exit_status
-from axm_conformance._sweep import TOKEN_VARIABLE, kill_strays
+from axm_conformance._process.parent._forkserver import Forked, ForkServer, ForkSpec, serve_forks
+from axm_conformance._process.system import _platform
+from axm_conformance._process.system._platform import (
+    PORTABLE_VARIABLE,
+    SYSTEM_VARIABLES,
+    home_variables,
+)
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sandbox import Sandbox, exit_status
+from axm_conformance._process.system._sweep import TOKEN_VARIABLE, kill_strays
 
 if sys.platform == "win32":
     import msvcrt
 
 __all__ = [
+    "Answer",
     "Crash",
     "CrashKind",
-    "Outcome",
     "RemoteError",
     "Worker",
     "WorkerConfig",
@@ -143,7 +149,7 @@ class WorkerConfig:
 def fork_server(*preload: str) -> ForkServer:
     """A fork server for workers, not yet started; ``preload`` names the modules (typically
     those of the workers' setup) it imports once for all of them."""
-    return ForkServer(("axm_conformance._worker", *preload), _base_env())
+    return ForkServer(("axm_conformance._process.parent._worker", *preload), _base_env())
 
 
 def _base_env() -> dict[str, str]:
@@ -179,8 +185,8 @@ class Crash:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What became of one call: a value, or else an error, or else a crash."""
+class Answer:
+    """What a worker answered a call: a value, or else an error, or else a crash."""
 
     value: Any = None
     error: RemoteError | None = None
@@ -250,7 +256,7 @@ class Worker:
         process = self._resources.process
         return None if process is None else process.child.pid
 
-    def call(self, target: str, *args: Any, timeout: float | None = None) -> Outcome:
+    def call(self, target: str, *args: Any, timeout: float | None = None) -> Answer:
         """Run ``target(state, *args)`` in the worker and report its outcome.
 
         Raises only for misuse: a closed worker, a malformed target, a bad timeout or arguments
@@ -276,7 +282,7 @@ class Worker:
             tag, body = process.ends.receive(deadline)
         except _Lost as lost:
             late = f"the call to {target} did not return within {seconds} s"
-            return Outcome(crash=self._crash(lost, late, "during the call"))
+            return Answer(crash=self._crash(lost, late, "during the call"))
         if tag == VALUE:
             return _unpickle_value(target, body, self._config.trusted_modules)
         return self._error_or_crash(tag, body, "during the call")
@@ -416,13 +422,13 @@ class Worker:
             return self._config.setup_timeout
         return max(self._config.timeout, _MIN_SETUP_TIMEOUT)
 
-    def _await_setup(self, process: _Process) -> Outcome | None:
-        """Wait until the worker's setup has run: None, or the Outcome saying why it did not."""
+    def _await_setup(self, process: _Process) -> Answer | None:
+        """Wait until the worker's setup has run: None, or the Answer saying why it did not."""
         try:
             tag, body = process.ends.receive(process.setup_deadline)
         except _Lost as lost:
             late = f"the worker did not finish starting within {self._setup_seconds()} s"
-            return Outcome(crash=self._crash(lost, late, "during start-up"))
+            return Answer(crash=self._crash(lost, late, "during start-up"))
         if tag == READY:
             process.ready = True
             return None
@@ -436,7 +442,7 @@ class Worker:
         _give(fd, self._credentials)
         return fd
 
-    def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Outcome:
+    def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Answer:
         """Decode an error reply; anything else is a protocol violation."""
         if tag == ERROR:
             with contextlib.suppress(Exception):
@@ -446,11 +452,11 @@ class Worker:
                     and len(fields) == 3
                     and all(isinstance(item, str) for item in fields)
                 ):
-                    return Outcome(error=RemoteError(*fields))
+                    return Answer(error=RemoteError(*fields))
             lost = _Lost("protocol", f"the worker sent a malformed error report {during}")
         else:
             lost = _Lost("protocol", f"the worker sent an unexpected {tag!r} frame {during}")
-        return Outcome(crash=self._crash(lost, "", during))
+        return Answer(crash=self._crash(lost, "", during))
 
     def _crash(self, lost: _Lost, late: str, during: str) -> Crash:
         """Stop the worker after it failed to answer, and describe why it did not."""
@@ -824,7 +830,7 @@ def _spawn(
     """Start a worker process in a session of its own, handing it the channel's ends
     ``passed`` (the one it reads, the one it writes), named on its command line; in ``jail``'s
     sandbox when there is one."""
-    command = [sys.executable, "-P", "-m", "axm_conformance._worker"]
+    command = [sys.executable, "-P", "-m", "axm_conformance._process.parent._worker"]
     streams: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
     if sys.platform == "win32":
         # Windows hands handles down, not descriptors: the worker opens descriptors on these,
@@ -941,12 +947,12 @@ def _loads(body: bytes | bytearray, trusted: tuple[str, ...]) -> Any:
     return _Unpickler(io.BytesIO(body), trusted).load()
 
 
-def _unpickle_value(target: str, body: bytearray, trusted: tuple[str, ...]) -> Outcome:
+def _unpickle_value(target: str, body: bytearray, trusted: tuple[str, ...]) -> Answer:
     try:
-        return Outcome(value=_loads(body, trusted))
+        return Answer(value=_loads(body, trusted))
     except Exception as exc:
         message = f"the return value of {target} could not be unpickled by the parent: {exc}"
-        return Outcome(error=RemoteError(error_type(exc), message, traceback.format_exc()))
+        return Answer(error=RemoteError(error_type(exc), message, traceback.format_exc()))
 
 
 def _signal_name(number: int) -> str:
@@ -1002,7 +1008,7 @@ def _remove_tree(path: Path) -> None:
 
 if __name__ == "__main__":
     # Only a worker process runs the loop: the kit's process does not import it.
-    from axm_conformance._child import serve
+    from axm_conformance._process.child._loop import serve
 
     if sys.argv[1] == "--fork-server":
         sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], serve))

@@ -11,12 +11,12 @@ import sysconfig
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from axm_conformance._forkserver import ForkServer
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._process.parent._forkserver import ForkServer
+from axm_conformance._process.parent._worker import Answer, Worker, WorkerConfig, fork_server
+from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError
-from axm_conformance._sandbox import Sandbox
 from axm_conformance._settings import Settings, SettingsError
-from axm_conformance._worker import Outcome, Worker, WorkerConfig, fork_server
 from axm_conformance.protocols import LoadOptions, protocol_of_ref
 
 __all__ = ["WorkersAhead", "inspect_tools", "tool_worker"]
@@ -30,12 +30,14 @@ _SERVER_START = 10.0
 _LIST = os.R_OK | os.X_OK
 # Symbolic links followed one by one to a file, as Linux does at most.
 _MOST_LINKS = 40
+# What the inspecting worker is asked once it has loaded the tools.
+_DESCRIBE_ALL = "axm_conformance._process.child._agent:describe_all"
 # What a tool's worker runs at start.
-_OPEN_TOOL = "axm_conformance._agent:open_tool"
+_OPEN_TOOL = "axm_conformance._process.child._agent:open_tool"
 # What a fork server imports for its workers: the kit's worker side and its reference runtime
 # (pydantic with it), which tools written against the seeds import.
 _PRELOAD = (
-    "axm_conformance._agent",
+    "axm_conformance._process.child._agent",
     "axm_runtime.amplifier",
     "axm_runtime.axio",
     "axm_runtime.axm",
@@ -59,7 +61,7 @@ def inspect_tools(
     # Loading may need the network (a server fetched at start); no input is sent meanwhile.
     config = _worker_config(
         settings,
-        "axm_conformance._agent:open_tools",
+        "axm_conformance._process.child._agent:open_tools",
         list(refs),
         setup_timeout=_LOAD_TIMEOUT,
         network=True,
@@ -70,7 +72,9 @@ def inspect_tools(
         raise SettingsError("worker_user", str(exc)) from None
     meanwhile()
     try:
-        outcome = worker.call("axm_conformance._agent:describe_all", timeout=_LOAD_TIMEOUT)
+        outcome = worker.call(
+            "axm_conformance._process.child._agent:describe_all", timeout=_LOAD_TIMEOUT
+        )
     except PermissionError as exc:
         worker.close()
         raise SettingsError(
@@ -188,7 +192,7 @@ def _mode(status: os.stat_result) -> str:
     return f"{stat.filemode(status.st_mode)}, owned by {owner}"
 
 
-def _load_failure(refs: Sequence[str], outcome: Outcome) -> str:
+def _load_failure(refs: Sequence[str], outcome: Answer) -> str:
     if outcome.error is not None:
         if outcome.error.type_name.rpartition(".")[2] == "LoadError":
             return outcome.error.message
@@ -250,7 +254,7 @@ def _worker_config(
         setup=setup,
         setup_args=(refs, settings.protocol, settings.max_result_bytes, options),
         setup_timeout=setup_timeout,
-        teardown="axm_conformance._agent:close_tool",
+        teardown="axm_conformance._process.child._agent:close_tool",
         fork_server=forks,
         stacks=not serves,
         sandbox=None if serves else sandbox,

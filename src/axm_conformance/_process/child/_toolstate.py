@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from axm_conformance._filewatch import FileWatch
+from axm_conformance._process.child._filewatch import FileWatch
 
 __all__ = ["ToolState"]
 

@@ -24,13 +24,13 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from axm_conformance import _sandbox
-from axm_conformance._exceptions import type_name
-from axm_conformance._filewatch import listed
 from axm_conformance._observation import SideEffect
-from axm_conformance._proctable import table
-from axm_conformance._sweep import Started
-from axm_conformance._toolstate import ToolState
+from axm_conformance._process.child._exceptions import type_name
+from axm_conformance._process.child._filewatch import listed
+from axm_conformance._process.child._toolstate import ToolState
+from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sweep import Started
 
 __all__ = ["Watch", "watch_writes"]
 

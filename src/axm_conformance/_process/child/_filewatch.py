@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from axm_conformance import _platform
-from axm_conformance._inotify import open_events
-from axm_conformance._proctable import table
+from axm_conformance._process.child._inotify import open_events
+from axm_conformance._process.system import _platform
+from axm_conformance._process.system._proctable import table
 
 __all__ = ["FileWatch", "listed", "project_roots"]
 
@@ -30,7 +30,7 @@ _WATCH_LIMIT = 3000
 _SHOWN = 5
 
 # Each path's (mtime, size, inode, is a directory, is walked into).
-Snapshot = dict[str, tuple[int, int, int, bool, bool]]
+PathFacts = dict[str, tuple[int, int, int, bool, bool]]
 
 
 def project_roots() -> tuple[str, ...]:
@@ -102,9 +102,9 @@ class FileWatch:
             self.events.close()
             self.events = None
 
-    def take(self) -> Snapshot | None:
-        """Each path's facts (see Snapshot), or None when there are too many."""
-        found: Snapshot = {}
+    def take(self) -> PathFacts | None:
+        """Each path's facts (see PathFacts), or None when there are too many."""
+        found: PathFacts = {}
         pending = list(self.roots)
         while pending:
             directory = pending.pop()

@@ -1,13 +1,15 @@
 """The kit's side of the worker: load tools, describe them, call them and observe each call.
 
-These functions run inside the worker process (see :mod:`axm_conformance._worker`), the only place
-tool code ever runs; the kit calls them by name (``axm_conformance._agent:invoke``). Everything
-they return is plain data from :mod:`axm_conformance._observation`.
+These functions run inside the worker process (see
+:mod:`axm_conformance._process.parent._worker`), the only place tool code ever runs; the kit calls
+them by name (``axm_conformance._process.child._agent:invoke``). Everything they return is plain
+data from :mod:`axm_conformance._observation`.
 
 A tool shares the worker process with this code, so :func:`invoke` assumes the worst of it: the
 call may raise anything, return an object that raises or hangs when read, or leave the process
 changed. Whatever happens, invoke returns an Observation, and it describes what the call left
-behind (see :mod:`axm_conformance._sideeffects`) as ``side_effects``, one sentence each.
+behind (see :mod:`axm_conformance._process.child._sideeffects`) as ``side_effects``, each of its
+kind.
 """
 
 from __future__ import annotations
@@ -22,9 +24,6 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from axm_conformance._exceptions import release, safe_exception_info, type_name
-from axm_conformance._filewatch import FileWatch, project_roots
-from axm_conformance._literals import literals_of
 from axm_conformance._observation import (
     Observation,
     SideEffect,
@@ -32,9 +31,12 @@ from axm_conformance._observation import (
     first_difference,
     jsonable,
 )
+from axm_conformance._process.child._exceptions import release, safe_exception_info, type_name
+from axm_conformance._process.child._filewatch import FileWatch, project_roots
+from axm_conformance._process.child._literals import literals_of
+from axm_conformance._process.child._sideeffects import Watch, watch_writes
+from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._refs import clean_up, load
-from axm_conformance._sideeffects import Watch, watch_writes
-from axm_conformance._toolstate import ToolState
 from axm_conformance.protocols import (
     CallCrashed,
     Cleanups,

@@ -1,0 +1,1 @@
+"""See :mod:`axm_conformance._process`."""
