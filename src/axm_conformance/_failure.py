@@ -130,12 +130,14 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
         # Printed, so that the snippet shows the result when pasted into a script.
         statement = f"print({call.format(input=repr(evidence.input))})"
         snippet = ["import asyncio"] if "asyncio." in call else []
+        uncontained = "outside the sandbox the run had, " if settings.contained else ""
         snippet += [
             "from axm_conformance import load_tool",
             f"tool = load_tool({loaded})",
             statement,
-            "# in this process: as you, in the current directory, with no timeout or memory "
-            "limit; the pytest command runs it contained, as the run did",
+            f"# uncontained, in this process: {uncontained}as you, in the current directory, "
+            "with no timeout or memory limit; the pytest command runs it contained, as the run "
+            "did",
         ]
     lines.append("or in Python:")
     lines.extend(_INDENT + line for line in snippet)

@@ -103,7 +103,7 @@ def test_the_python_snippet_prints_the_result_and_only_calls_make_one(
     result.assert_outcomes(failed=1)
     _, code = reproduction(result)
     assert code.splitlines()[-2] == "print(tool.execute(**{'values': []}))"
-    assert code.splitlines()[-1].startswith("# in this process: as you, in the current directory")
+    assert code.splitlines()[-1].startswith("# uncontained, in this process: ")
     completed = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )

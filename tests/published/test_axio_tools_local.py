@@ -294,6 +294,8 @@ _SERVED_NONE = {
     "success-not-an-error",
     "input-not-mutated",
     "leaves-no-trace",
+    "no-process-left",
+    "writes-confined",
 }
 VERDICTS: dict[str, tuple[str, set[str], set[str]]] = {
     "list_files": ("certified", set(), set()),

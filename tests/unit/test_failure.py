@@ -14,6 +14,7 @@ from axm_conformance._certificate import RecordError, certificate, item_record
 from axm_conformance._failure import elided, format_failure, stderr_tail
 from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Evidence, Finding, Status
+from axm_conformance._process.system import _sandbox
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
 from tests.unit.factories import subject
@@ -269,12 +270,23 @@ def test_defaults_are_left_out_of_both_reproductions() -> None:
 def test_a_call_in_this_process_says_it_is_not_contained_and_keeps_the_protocol() -> None:
     """A forced protocol loads the tool as the run did; the worker's limits, which a call here
     lacks, stay with the pytest command."""
-    command, code = reproduced(Settings(protocol="axm", timeout=2.0))
+    command, code = reproduced(Settings(protocol="axm", timeout=2.0, sandbox="off"))
     assert "--axm-protocol=axm" in command and "--axm-timeout=2.0" in command
     assert called(code, "load_tool") == (["tools:WordCountTool"], {"protocol": "axm"})
     assert code.splitlines()[-1] == (
-        "# in this process: as you, in the current directory, with no timeout or memory limit; "
-        "the pytest command runs it contained, as the run did"
+        "# uncontained, in this process: as you, in the current directory, with no timeout or "
+        "memory limit; the pytest command runs it contained, as the run did"
+    )
+
+
+def test_a_call_in_this_process_says_it_leaves_the_sandbox_the_run_had(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_sandbox, "support", lambda: "")
+    command, code = reproduced(Settings())
+    assert not any(word.startswith("--axm-sandbox") for word in command)
+    assert code.splitlines()[-1].startswith(
+        "# uncontained, in this process: outside the sandbox the run had, as you"
     )
 
 

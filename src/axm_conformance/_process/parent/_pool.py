@@ -34,6 +34,8 @@ _MOST_LINKS = 40
 _DESCRIBE_ALL = "axm_conformance._process.child._agent:describe_all"
 # What a tool's worker runs at start.
 _OPEN_TOOL = "axm_conformance._process.child._agent:open_tool"
+# What the inspecting worker runs at start.
+_OPEN_TOOLS = "axm_conformance._process.child._agent:open_tools"
 # What a fork server imports for its workers: the kit's worker side and its reference runtime
 # (pydantic with it), which tools written against the seeds import.
 _PRELOAD = (
@@ -58,13 +60,16 @@ def inspect_tools(
     loads the tools, on another core. Raises :class:`LoadError` with a one-line message for a
     reference that cannot be loaded.
     """
-    # Loading may need the network (a server fetched at start); no input is sent meanwhile.
+    # A server may need the network to start (one fetched by npx, say), and no input is sent
+    # meanwhile: its sandbox reaches it. Importing Python tools does not, unless the run gives
+    # tools the network: their worker, cut off, is the one most tools are certified in.
+    serves = any(
+        protocol is not None and "in-process" not in protocol.capabilities
+        for protocol in map(protocol_of_ref, refs)
+    )
+    online = serves or bool(settings.network)
     config = _worker_config(
-        settings,
-        "axm_conformance._process.child._agent:open_tools",
-        list(refs),
-        setup_timeout=_LOAD_TIMEOUT,
-        network=True,
+        settings, _OPEN_TOOLS, list(refs), setup_timeout=_LOAD_TIMEOUT, network=online
     )
     try:
         worker = Worker(config).start()
@@ -91,7 +96,12 @@ def inspect_tools(
             raise SettingsError("worker_user", unreadable)
         raise LoadError(_load_failure(refs, outcome))
     subjects: list[SubjectInfo] = outcome.value
-    if workers is not None and len(subjects) == 1 and _network(subjects[0], settings):
+    # Kept only if its sandbox reaches the network exactly when the tool's must.
+    if (
+        workers is not None
+        and len(subjects) == 1
+        and (not settings.contained or _network(subjects[0], settings) is online)
+    ):
         workers.adopt(subjects[0], worker)
     else:
         worker.close()
