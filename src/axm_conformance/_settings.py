@@ -186,10 +186,11 @@ class Settings:
         for setting, name in named:
             if name not in names:
                 known = ", ".join(sorted(str(other) for other in names)) or "none"
+                what = "the exemption" if setting in _EXEMPTIONS else "it"
                 raise SettingsError(
                     setting,
                     f"{name!r} names no tool under test (tools: {known}); fix the name or "
-                    "remove it",
+                    f"remove {what}",
                 )
 
     @property

@@ -19,6 +19,7 @@ from axm_conformance import check_tool
 from axm_conformance._checks import CHECKS
 from axm_conformance._outcomes import Status
 from axm_conformance._process.parent._worker import Worker, WorkerConfig
+from axm_conformance._process.system import _sandbox
 from axm_conformance._settings import parse_exemptions
 from tests.conftest import FIXTURES, unsupported
 from zoo_amplifier import SESSION_FILES
@@ -226,8 +227,13 @@ def test_a_module_is_cleaned_up_when_its_worker_closes(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("euid", "options", "refused"),
-    [(0, {}, True), (0, {"allow_root": True}, False), (1000, {}, False)],
-    ids=["root", "root-allowed", "not-root"],
+    [
+        (0, {"sandbox": "off"}, True),
+        (0, {"sandbox": "off", "allow_root": True}, False),
+        (1000, {"sandbox": "off"}, False),
+        (0, {"sandbox": "required"}, False),
+    ],
+    ids=["root", "root-allowed", "not-root", "root-sandboxed"],
 )
 @pytest.mark.parametrize(
     ("ref", "effects", "declares"),
@@ -247,7 +253,9 @@ def test_a_tool_that_declares_writes_is_not_called_as_root(
     declares: str,
 ) -> None:
     """save_note declares write access, save_draft's declaration raises: as root, without a
-    worker user, no call is made."""
+    sandbox or a worker user, no call is made."""
+    if options.get("sandbox") == "required" and _sandbox.support():
+        pytest.skip(f"no sandbox here: {_sandbox.support()}")
     monkeypatch.setattr(os, "geteuid", lambda: euid)
     report = check_tool(ref, examples=5, seed=SEED, timeout=1.0, **options)
     (tool,) = report.tools
@@ -278,7 +286,8 @@ def test_a_tool_that_declares_execute_access_is_not_held_to_determinism() -> Non
 
 
 REFUSED_AS_ROOT = (
-    "not run: the tool {declares} and the kit runs as root without "
-    "--axm-worker-user; a skip is never a pass, and the tool is not certified: run it as an "
-    "unprivileged user (--axm-worker-user=nobody), or give --axm-allow-root to fuzz it as root"
+    "not run: the tool {declares} and the kit runs as root without a sandbox or "
+    "--axm-worker-user; a skip is never a pass, and the tool is not certified: install "
+    "bubblewrap (the sandbox), run it as an unprivileged user (--axm-worker-user=nobody), or "
+    "give --axm-allow-root to fuzz it as root"
 )

@@ -11,6 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
@@ -44,7 +45,8 @@ def gone(pid: int | None) -> bool:
     return not running(pid)
 
 
-SETTINGS = Settings(sys_path=(str(FIXTURES),))
+# Without a sandbox: workers forked from a fork server are what most of these tests are about.
+SETTINGS = Settings(sys_path=(str(FIXTURES),), sandbox="off")
 FIRST, SECOND, OTHER = inspect_tools(
     ["zoo_axm:SlugTool", "zoo_axm:MedianTool", "zoo_axm:SafeDivideTool"], SETTINGS
 )
@@ -207,3 +209,33 @@ def test_a_worker_user_that_cannot_run_the_interpreter_is_told_where_it_is_stopp
         f"make the virtual environment from a Python {version} that user can read"
     )
     assert "\n" not in message and "/root" not in message.partition("; make")[2]
+
+
+CONTAINED = dataclasses.replace(SETTINGS, sandbox="auto")
+
+
+@pytest.mark.skipif(not CONTAINED.contained, reason="no sandbox can be built here")
+def test_in_a_sandbox_each_worker_is_spawned_in_one_of_its_own_and_no_fork_server_starts() -> None:
+    workers = WorkersAhead(CONTAINED)
+    workers.expect(3)
+    assert workers.forks is None
+    try:
+        with workers.take(FIRST) as first, workers.take(SECOND) as second:
+            for worker, subject in ((first, FIRST), (second, SECOND)):
+                assert worker.call(DESCRIBE_ALL).value[0].ref == subject.ref
+                process = psutil.Process(worker.pid)
+                assert process.name() == "bwrap" and process.ppid() == os.getpid()
+    finally:
+        workers.close()
+
+
+@pytest.mark.skipif(not CONTAINED.contained, reason="no sandbox can be built here")
+def test_in_a_sandbox_the_inspecting_worker_is_kept_for_a_tool_cut_off_as_it_is() -> None:
+    """The worker that loaded a Python tool reaches no network, nor does the tool's: kept."""
+    workers = WorkersAhead(CONTAINED)
+    try:
+        (subject,) = inspect_tools(["zoo_axm:SlugTool"], CONTAINED, workers)
+        assert not subject.needs_network
+        assert list(workers.started) == [subject.ref]
+    finally:
+        workers.close()
