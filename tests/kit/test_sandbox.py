@@ -302,3 +302,42 @@ def test_a_tool_reaches_the_network_only_when_it_needs_one(tmp_path: Path) -> No
     assert cut_off.calls["served"] == 0 and cut_off.verdict.verdict == "inconclusive"
     assert reached.calls["served"] == reached.calls["valid"] > 0
     assert reached.verdict.verdict == "certified"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+def test_a_scratch_file_in_the_systems_temporary_directory_is_the_tools_to_write(
+    tmp_path: Path, sandbox: str
+) -> None:
+    """A tool that writes and removes /tmp/NAME (not TMPDIR) writes where it may, either way."""
+    (tmp_path / "scratching.py").write_text(
+        textwrap.dedent(
+            """
+            import os
+            from axm_runtime.axm import ToolResult
+
+            class ScratchTool:
+                name = "scratch"
+
+                def execute(self, *, text: str = "") -> ToolResult:
+                    path = f"/tmp/axm-scratch-{os.getpid()}.txt"
+                    with open(path, "w") as scratch:
+                        scratch.write(text)
+                    os.remove(path)
+                    return ToolResult(success=True, text=text)
+            """
+        )
+    )
+    report = check_tool(
+        "scratching:ScratchTool",
+        examples=5,
+        seed=SEED,
+        sys_path=(str(tmp_path),),
+        sandbox=sandbox,
+        checks=("writes-confined", "leaves-no-trace"),
+    )
+    (tool,) = report.tools
+    assert {o.check_id: o.status for o in tool.outcomes} == {
+        "writes-confined": "passed",
+        "leaves-no-trace": "passed",
+    }

@@ -132,9 +132,9 @@ class Watch:
         return [SideEffect("process", said)]
 
     def _outside(self) -> list[SideEffect]:
-        # In a private temporary directory only what the sandbox shows read-only (a module made
-        # in the machine's /tmp, say) is outside.
-        shown = [path for path in _WRITES.private if _read_only(path)]
+        # In a temporary directory only what is read-only (in a sandbox, a module made in the
+        # machine's /tmp and shown again, say) is outside.
+        shown = [path for path in _WRITES.in_temporary if _read_only(path)]
         paths = list(dict.fromkeys([*_WRITES, *shown]))
         if not paths:
             return []
@@ -311,15 +311,15 @@ def _entries(directory: str) -> set[str]:
 
 class _Writes(list[str]):
     """The paths written outside the allowed places during the current call, and those written
-    in a private temporary directory (see _read_only)."""
+    in a temporary directory (see _read_only)."""
 
     recording = False
     hooked = False
-    private: list[str] = []
+    in_temporary: list[str] = []
 
     def clear(self) -> None:
         super().clear()
-        self.private.clear()
+        self.in_temporary.clear()
 
 
 _WRITES = _Writes()
@@ -348,12 +348,20 @@ def watch_writes() -> None:
     )
     own = [os.getcwd(), os.environ.get("HOME", ""), os.environ.get("TMPDIR", ""), "/dev"]
     allowed = tuple(os.path.realpath(place) + os.sep for place in own if place)
-    private = tuple(os.path.realpath(place) + os.sep for place in _TEMPORARY if place not in own)
-    sys.addaudithook(_hook(allowed, private))
+    # The system's temporary directories are a tool's to write in, sandbox or not (where they
+    # are the machine's, what a tool leaves there is not watched: others write there too).
+    temporary = tuple(os.path.realpath(place) + os.sep for place in _sandbox.PRIVATE_TEMPORARY)
+    # ... but for what is imported from there (a project, a module made in /tmp): outside.
+    imported = tuple(
+        real + os.sep
+        for real in (os.path.realpath(entry) for entry in sys.path if os.path.isabs(entry))
+        if (real + os.sep).startswith(temporary)
+    )
+    sys.addaudithook(_hook(allowed, temporary, imported))
 
 
 def _hook(
-    allowed: tuple[str, ...], private: tuple[str, ...]
+    allowed: tuple[str, ...], temporary: tuple[str, ...], imported: tuple[str, ...]
 ) -> Callable[[str, tuple[Any, ...]], None]:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if not _WRITES.recording or len(_WRITES) >= _MOST_PATHS:
@@ -365,10 +373,11 @@ def _hook(
         else:
             return
         for path in _paths(written):
-            if (path + os.sep).startswith(allowed) or _bytecode(path):
+            here = path + os.sep
+            if here.startswith(allowed) or _bytecode(path):
                 continue
-            if (path + os.sep).startswith(private):
-                _WRITES.private.append(path)
+            if here.startswith(temporary) and not here.startswith(imported):
+                _WRITES.in_temporary.append(path)
             else:
                 _WRITES.append(path)
 
