@@ -36,7 +36,12 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from axm_conformance._process.system import _platform
-from axm_conformance._process.system._sandbox import SANDBOX_INIT, Sandbox, exit_status
+from axm_conformance._process.system._sandbox import (
+    SANDBOX_INIT,
+    Sandbox,
+    exit_status,
+    read_by,
+)
 
 __all__ = [
     "CURRENT",
@@ -156,7 +161,7 @@ class Session:
             self._survivors_fd, told = os.pipe()
             passed = (told,)
             argv = [sys.executable, "-I", SANDBOX_INIT, str(told), "--", *argv]
-            argv = sandbox.command(argv, [self.cwd], _read_by(argv, self.env), marked=False)
+            argv = sandbox.command(argv, [self.cwd], read_by(argv, self.env), marked=False)
         elif self.offline:
             argv = cut_off(argv)
         if sys.platform == "win32":
@@ -344,17 +349,6 @@ def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
         return
     if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
         raise CannotStart(f"cannot start {program!r}: No such file or directory")
-
-
-def _read_by(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """What a server reads besides the system: the paths its command names, the directories
-    of its PATH, and the interpreter running the kit (which servers written in Python share)."""
-    return [
-        *(word for word in argv if os.path.isabs(word)),
-        *env.get("PATH", "").split(os.pathsep),
-        sys.prefix,
-        sys.base_prefix,
-    ]
 
 
 def _current_meta() -> dict[str, Any]:

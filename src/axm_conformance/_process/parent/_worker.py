@@ -61,7 +61,7 @@ from axm_conformance._process.system._platform import (
     home_variables,
 )
 from axm_conformance._process.system._proctable import table
-from axm_conformance._process.system._sandbox import Sandbox, exit_status
+from axm_conformance._process.system._sandbox import Sandbox, exit_status, read_by
 from axm_conformance._process.system._sweep import TOKEN_VARIABLE, kill_strays
 
 if sys.platform == "win32":
@@ -405,16 +405,8 @@ class Worker:
         sandbox = self._config.sandbox
         if sandbox is None:
             return None
-        readable = [
-            *self._config.sys_path,
-            *self._env.get("PYTHONPATH", "").split(os.pathsep),
-            sys.prefix,
-            sys.base_prefix,
-            os.path.dirname(sys.executable),
-            os.getcwd(),
-            *([self._config.files] if self._config.files else []),
-            *self._env.get("PATH", "").split(os.pathsep),
-        ]
+        files = [self._config.files] if self._config.files else []
+        readable = read_by([], self._env, *self._config.sys_path, os.getcwd(), *files)
         return _Jail(sandbox, (str(self._workdir),), tuple(readable))
 
     def _setup_seconds(self) -> float:

@@ -31,7 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -44,6 +44,7 @@ __all__ = [
     "SandboxMode",
     "exit_status",
     "inside",
+    "read_by",
     "support",
     "version",
 ]
@@ -116,6 +117,22 @@ class Sandbox:
         if marked:
             options += ["--setenv", INSIDE_VARIABLE, "1"]
         return [_bwrap(), *options, "--", *argv]
+
+
+def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str]:
+    """What a process started as ``argv`` with ``env`` reads besides the system, which its
+    sandbox must show: the paths its command names, the directories of its PATH and
+    PYTHONPATH, the interpreter running the kit (a worker's, and that of servers written in
+    Python), and ``more``."""
+    listed = [env.get(name, "").split(os.pathsep) for name in ("PATH", "PYTHONPATH")]
+    return [
+        *(word for word in argv if os.path.isabs(word)),
+        *(entry for entries in listed for entry in entries),
+        sys.prefix,
+        sys.base_prefix,
+        os.path.dirname(sys.executable),
+        *more,
+    ]
 
 
 def _hidden(paths: Sequence[str]) -> list[str]:
