@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system import _sandbox, _tasks
 from axm_conformance._process.system._platform import as_root
 
 __all__ = [
@@ -212,9 +212,15 @@ class Settings:
             else "the network only for tools that declare they need it"
             + (f" and {', '.join(self.network)}" if self.network else "")
         )
+        without = _tasks.support()
+        tasks = (
+            f"at most {_tasks.TASKS_MAX} tasks each (cgroup pids)"
+            if not without
+            else f"no bound on tasks but the call's timeout ({without})"
+        )
         return (
             f"{_sandbox.version() or 'bubblewrap'}: a PID namespace, a read-only filesystem "
-            f"but the working and temporary directories, {network}"
+            f"but the working and temporary directories, {network}, {tasks}"
         )
 
     def reaches_network(self, name: Any, declared: bool) -> bool:

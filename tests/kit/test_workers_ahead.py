@@ -14,7 +14,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from axm_conformance._process.parent._forkserver import Forked
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
+from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._settings import Settings, SettingsError
 from tests.conftest import FIXTURES, skip_unless_nobody
 
@@ -215,16 +217,21 @@ CONTAINED = dataclasses.replace(SETTINGS, sandbox="auto")
 
 
 @pytest.mark.skipif(not CONTAINED.contained, reason="no sandbox can be built here")
-def test_in_a_sandbox_each_worker_is_spawned_in_one_of_its_own_and_no_fork_server_starts() -> None:
+def test_in_a_sandbox_workers_are_forked_from_a_server_in_one_each_into_one_of_its_own() -> None:
     workers = WorkersAhead(CONTAINED)
     workers.expect(3)
-    assert workers.forks is None
+    assert workers.forks is not None and workers.forks.sandbox == Sandbox(network=False)
     try:
         with workers.take(FIRST) as first, workers.take(SECOND) as second:
+            namespaces = set()
             for worker, subject in ((first, FIRST), (second, SECOND)):
                 assert worker.call(DESCRIBE_ALL).value[0].ref == subject.ref
-                process = psutil.Process(worker.pid)
-                assert process.name() == "bwrap" and process.ppid() == os.getpid()
+                process = worker._resources.process
+                assert process is not None and isinstance(process.child, Forked)
+                own = psutil.Process(process.child.worker_pid())
+                namespaces.add(os.readlink(f"/proc/{own.pid}/ns/pid"))
+                assert psutil.Process(workers.forks.pid or 0).name() == "bwrap"
+            assert len(namespaces) == 2
     finally:
         workers.close()
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import errno
 import gc
 import os
 import resource
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -313,3 +315,68 @@ def close_stderr_and_spin(state: Any) -> None:
     os.close(2)
     while True:
         pass
+
+
+def namespace_of_pids(state: Any) -> tuple[int, str]:
+    """This process's pid and its PID namespace, as it sees them."""
+    return os.getpid(), os.readlink("/proc/self/ns/pid")
+
+
+def try_writes(state: Any, paths: list[str]) -> dict[str, str]:
+    """Write a file at each path: "written", or the error's name."""
+    found: dict[str, str] = {}
+    for path in paths:
+        try:
+            with open(path, "w") as file:
+                file.write("x")
+            found[path] = "written"
+        except OSError as exc:
+            found[path] = type(exc).__name__ if exc.errno is None else errno.errorcode[exc.errno]
+    return found
+
+
+def listing(state: Any, directory: str) -> list[str]:
+    return sorted(os.listdir(directory))
+
+
+def capabilities(state: Any) -> dict[str, int]:
+    """The capability sets of this process, from /proc, by name (CapEff, CapBnd, ...)."""
+    with open("/proc/self/status") as status:
+        return {
+            name: int(value, 16)
+            for name, _, value in (line.partition(":") for line in status)
+            if name.startswith("Cap")
+        }
+
+
+def connect(state: Any, port: int) -> str:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError as exc:
+        return type(exc).__name__
+    return "connected"
+
+
+def kill_every_process(state: Any) -> int:
+    """Start a child, then kill every process this one may signal: how the child ended."""
+    child = subprocess.Popen(["sleep", "600"])
+    os.kill(-1, signal.SIGKILL)
+    return child.wait()
+
+
+def start_daemon(state: Any, seconds: str) -> None:
+    """A sleeper in a session of its own that the worker does not wait for."""
+    subprocess.Popen(["sleep", seconds], start_new_session=True)
+
+
+def fork_until_refused(state: Any, most: int) -> int:
+    """Fork children that wait, until a fork fails or ``most`` run: how many were forked."""
+    for count in range(most):
+        try:
+            pid = os.fork()
+        except BlockingIOError:
+            return count
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+    return most

@@ -42,6 +42,7 @@ from axm_conformance._process.system._sandbox import (
     exit_status,
     read_by,
 )
+from axm_conformance._process.system._tasks import TaskGroup
 
 __all__ = [
     "CURRENT",
@@ -138,6 +139,7 @@ class Session:
     sandbox: Sandbox | None = None
     survivors: dict[int, str] = field(default_factory=dict)
     _survivors_fd: int | None = None
+    _tasks: TaskGroup | None = None
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
@@ -161,7 +163,10 @@ class Session:
             self._survivors_fd, told = os.pipe()
             passed = (told,)
             argv = [sys.executable, "-I", SANDBOX_INIT, str(told), "--", *argv]
-            argv = sandbox.command(argv, [self.cwd], read_by(argv, self.env), marked=False)
+            self._tasks = TaskGroup.make()
+            argv = sandbox.command(
+                argv, [self.cwd], read_by(argv, self.env), marked=False, tasks=self._tasks
+            )
         elif self.offline:
             argv = cut_off(argv)
         if sys.platform == "win32":
@@ -317,6 +322,8 @@ class Session:
             return False, self._exit_status(process.returncode)
         finally:
             self._read_survivors()
+            if self._tasks is not None:
+                self._tasks.remove()
 
     def _read_survivors(self) -> None:
         """What the sandbox's init said still ran when the server had exited (nothing when the

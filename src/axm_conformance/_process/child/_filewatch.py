@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance._process.child._inotify import open_events
-from axm_conformance._process.system import _platform
+from axm_conformance._process.system import _platform, _sandbox
 from axm_conformance._process.system._proctable import table
 
 __all__ = ["FileWatch", "listed", "project_roots"]
@@ -38,7 +38,8 @@ def project_roots() -> tuple[str, ...]:
 
     The entries of ``sys.path`` that are not part of the Python installation or its
     site-packages, and neither contain nor lie inside the worker's working directory; nested
-    entries are covered by the outermost.
+    entries are covered by the outermost. In a sandbox, an entry its view shows read-only is
+    left out: what changes there is another process's doing (the kit's own output, say).
     """
     workdir = os.path.realpath(os.getcwd())
     installed = {
@@ -56,6 +57,7 @@ def project_roots() -> tuple[str, ...]:
             or _within(path, workdir)
             or _within(workdir, path)
             or any(_within(path, prefix) for prefix in installed)
+            or (_sandbox.inside() and _read_only(path))
         ):
             continue
         roots.append(path)
@@ -64,6 +66,12 @@ def project_roots() -> tuple[str, ...]:
         for root in dict.fromkeys(roots)
         if not any(other != root and _within(root, other) for other in roots)
     )
+
+
+def _read_only(path: str) -> bool:
+    if sys.platform == "win32":
+        return False
+    return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
 
 
 def _within(path: str, directory: str) -> bool:

@@ -32,8 +32,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
-from axm_conformance._process.system import _platform
-from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system import _confine, _platform
+from axm_conformance._process.system._confine import Confinement
+from axm_conformance._process.system._proctable import below, table
+from axm_conformance._process.system._sandbox import PRIVATE_TEMPORARY, Sandbox, exit_status
+from axm_conformance._process.system._tasks import TaskGroup
 
 __all__ = ["ForkServer", "Forked", "serve_forks"]
 
@@ -49,11 +52,13 @@ _NO_FORK = "Windows cannot fork"
 
 @dataclass(frozen=True)
 class ForkSpec:
-    """How a fork is set up before its main function runs (what Popen would have been given)."""
+    """How a fork is set up before its main function runs (what Popen would have been given);
+    ``confinement``: the sandbox of its own it enters first, in a server that runs in one."""
 
     cwd: str
     env: Mapping[str, str]
     credentials: tuple[int, int] | None
+    confinement: Confinement | None = None
 
 
 class ForkServer:
@@ -61,12 +66,21 @@ class ForkServer:
 
     ``preload`` names the modules the server imports before its first fork; ``env`` is the
     server's environment, which fixes what the interpreter reads at start (PYTHONHASHSEED,
-    PYTHONPATH) for every worker it forks. Thread-safe; one request at a time.
+    PYTHONPATH) for every worker it forks. With a ``sandbox``, the server runs in it (keeping
+    its capabilities, for its own code alone) and each fork enters a sandbox of its own
+    (:mod:`axm_conformance._process.system._confine`) made in the machine's temporary
+    directories, the server's writable ``roots``. Thread-safe; one request at a time.
     """
 
-    def __init__(self, preload: Sequence[str], env: Mapping[str, str]) -> None:
+    def __init__(
+        self, preload: Sequence[str], env: Mapping[str, str], sandbox: Sandbox | None = None
+    ) -> None:
         self._preload = tuple(preload)
         self._env = dict(env)
+        self.sandbox = sandbox
+        self.roots = _roots() if sandbox is not None else ()
+        # Where the forks' task groups are made, which the server must be able to join them to.
+        self.groups = (TaskGroup.home(),) if sandbox is not None and TaskGroup.home() else ()
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -107,12 +121,15 @@ class ForkServer:
         if sys.platform == "win32":
             raise OSError(_NO_FORK)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        command = [
+            *(sys.executable, "-P", "-s", "-m", "axm_conformance._process.parent._worker"),
+            *("--fork-server", str(theirs.fileno()), *self._preload),
+        ]
+        if self.sandbox is not None:
+            command = self.sandbox.command(command, (*self.roots, *self.groups), capable=True)
         try:
             self._process = subprocess.Popen(
-                [
-                    *(sys.executable, "-P", "-s", "-m", "axm_conformance._process.parent._worker"),
-                    *("--fork-server", str(theirs.fileno()), *self._preload),
-                ],
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 cwd="/",
@@ -143,18 +160,23 @@ class ForkServer:
             try:
                 message = _FORK + pickle.dumps(spec, pickle.HIGHEST_PROTOCOL)
                 socket.send_fds(self._control, [message], [stdout, stderr, *passed])
-                reply, fds, _, _ = socket.recv_fds(self._control, _MAX_MESSAGE, 1)
+                reply, fds, _, _ = socket.recv_fds(self._control, _MAX_MESSAGE, 2)
             except OSError:
                 self.broken = True
                 raise
-            if reply[:1] != _PID or len(fds) != 1:
+            if reply[:1] != _PID or len(fds) != 2:
                 for fd in fds:
                     os.close(fd)
                 self.broken = True
                 raise OSError(reply[1:].decode("utf-8", "replace") or "the fork server is gone")
-            (pid,) = _PID_FORMAT.unpack(reply[1:])
+            (known_as,) = _PID_FORMAT.unpack(reply[1:])
+            status, pidfd = fds
+            try:
+                pid = _pid_of(pidfd)
+            finally:
+                os.close(pidfd)
             self._forked = True
-            return Forked(pid, fds[0], self)
+            return Forked(pid, known_as, status, self, confined=spec.confinement is not None)
 
     def reap(self, pid: int) -> None:
         """Let the server reap a worker whose exit status was read."""
@@ -182,18 +204,26 @@ class ForkServer:
 class Forked:
     """A worker forked by the server: as much of ``subprocess.Popen`` as the kit uses.
 
-    ``exit_fd`` becomes readable once the worker has exited (the server wrote its status).
+    ``pid`` is as the kit's PID namespace numbers it, ``known_as`` as the server's does (in a
+    sandbox, its own). ``exit_fd`` becomes readable once the worker has exited (the server
+    wrote its status).
     """
 
-    def __init__(self, pid: int, status: int, server: ForkServer) -> None:
+    def __init__(
+        self, pid: int, known_as: int, status: int, server: ForkServer, confined: bool = False
+    ) -> None:
         self.pid = pid
+        self.known_as = known_as
         self.exit_fd = status
         self.returncode: int | None = None
+        self.confined = confined
+        self.tasks: TaskGroup | None = None
         self._server = server
 
     def worker_pid(self) -> int:
-        """The worker's own process: this one."""
-        return self.pid
+        """The worker's own process: this one, or in a sandbox of its own the one below this
+        (its monitor) and the sandbox's init."""
+        return below(self.pid, 2) if self.confined else self.pid
 
     def exited(self) -> bool:
         """Whether the worker has exited, without reaping it; also once the server has, for its
@@ -212,21 +242,46 @@ class Forked:
         data = os.read(self.exit_fd, _STATUS.size)
         os.close(self.exit_fd)
         # A server that died before reporting leaves the status unknown: treat it as killed.
-        (self.returncode,) = _STATUS.unpack(data) if len(data) == _STATUS.size else (-9,)
-        self._server.reap(self.pid)
+        (status,) = _STATUS.unpack(data) if len(data) == _STATUS.size else (-9,)
+        self.returncode = exit_status(status) if self.confined else status
+        self._server.reap(self.known_as)
 
     def close(self) -> None:
-        """Close the status pipe, unless reading the status closed it."""
+        """Close the status pipe, unless reading the status closed it; remove the task group."""
         if self.returncode is None:
             with contextlib.suppress(OSError):
                 os.close(self.exit_fd)
+        if self.tasks is not None:
+            self.tasks.remove()
+
+
+def _pid_of(pidfd: int) -> int:
+    """The pid of the process ``pidfd`` refers to, as this process's PID namespace numbers it: a
+    server in a sandbox numbers its forks in its own."""
+    with open(f"/proc/self/fdinfo/{pidfd}") as info:
+        for line in info:
+            name, _, value = line.partition(":")
+            if name == "Pid":
+                return int(value)
+    raise OSError(f"no pid in the fdinfo of pidfd {pidfd}")
+
+
+def _roots() -> tuple[str, ...]:
+    """Where a sandboxed server's forks may be given working directories, and may read from the
+    machine's temporary directories: those directories."""
+    places = (tempfile.gettempdir(), *PRIVATE_TEMPORARY)
+    return tuple(dict.fromkeys(os.path.realpath(place) for place in places if os.path.isdir(place)))
 
 
 # Everything below runs in the fork server and its forks.
 
 
 def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int]) -> int:
-    """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns."""
+    """The server's loop; in a fork, returns what ``main(*passed, parent)`` returns.
+
+    A fork asked to enter a sandbox of its own is refused, with the reason, where the first such
+    fork could not: the kit then spawns its workers, each in a sandbox.
+    """
     if sys.platform != "linux":  # see Platform.fork_server
         raise NotImplementedError("a fork server needs Linux")
     import gc
@@ -238,6 +293,8 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
     for name in preload:
         importlib.import_module(name)
     gc.freeze()
+    # Whether forks can enter sandboxes of their own: tried on the first that asks.
+    unconfinable: str | None = None
     control = socket.socket(fileno=control_fd)
     poller = select.poll()
     poller.register(control, select.POLLIN)
@@ -262,6 +319,13 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
                     os.waitpid(_PID_FORMAT.unpack(message[1:])[0], 0)
                 continue
             spec: ForkSpec = pickle.loads(message[1:])
+            if spec.confinement is not None and unconfinable is None:
+                unconfinable = _confine.probe(spec.confinement, spec.credentials)
+            if unconfinable and spec.confinement is not None:
+                for own in fds:
+                    os.close(own)
+                control.send(_FAILED + unconfinable.encode())
+                continue
             read_end, write_end = os.pipe()
             try:
                 pid = os.fork()
@@ -278,7 +342,7 @@ def serve_forks(control_fd: int, preload: Sequence[str], main: Callable[..., int
             pidfd = os.pidfd_open(pid)
             running[pidfd] = (pid, write_end)
             poller.register(pidfd, select.POLLIN)
-            socket.send_fds(control, [_PID + _PID_FORMAT.pack(pid)], [read_end])
+            socket.send_fds(control, [_PID + _PID_FORMAT.pack(pid)], [read_end, pidfd])
             os.close(read_end)
 
 
@@ -303,6 +367,15 @@ def _become(spec: ForkSpec, fds: list[int], main: Callable[..., int]) -> int:
 
     gc.enable()
     parent = os.getppid()
+    credentials = spec.credentials
+    if spec.confinement is not None:
+        try:
+            _confine.enter(spec.confinement, credentials)
+        except OSError as exc:  # in the fork, its monitor or its init: the worker never starts
+            os.write(fds[1], f"axm-conformance: the worker's sandbox: {exc}\n".encode())
+            os._exit(1)
+        # Set while the view was made; and the kit is out of sight: the sandbox ends with it.
+        parent, credentials = 0, None
     stdout, stderr, *passed = fds
     os.setsid()
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -315,8 +388,8 @@ def _become(spec: ForkSpec, fds: list[int], main: Callable[..., int]) -> int:
         if int(name) not in keep:
             with contextlib.suppress(OSError):
                 os.close(int(name))
-    if spec.credentials is not None:
-        uid, gid = spec.credentials
+    if credentials is not None:
+        uid, gid = credentials
         os.setgroups([])
         os.setgid(gid)
         os.setuid(uid)

@@ -279,10 +279,12 @@ class WorkersAhead:
     Given the order in which tools will be certified, the first tool's worker starts at once
     and each next one when the worker before it is taken, so that starting it overlaps with
     certifying the tool before. When more than one tool is certified, workers after the first
-    are forked from a fork server, which has done a worker's imports once for all of them.
+    are forked from a fork server, which has done a worker's imports once for all of them (in a
+    sandbox, into a sandbox of their own).
 
     Each tool is judged alone: the call of a tool before may kill the worker started ahead for
-    the next one (kill(-1) reaches every process of the workers' user), or the fork server. A
+    the next one (without a sandbox, kill(-1) reaches every process of the workers' user), or
+    the fork server. A
     worker is checked when it is taken, and one whose process has ended is replaced (a fork
     server that died too), so that its tool's first call meets a running worker.
     """
@@ -314,10 +316,9 @@ class WorkersAhead:
         self.expect(len(order))
 
     def expect(self, tools: int) -> None:
-        """How many tools will be certified here: for more than one, a fork server starts
-        (not in a sandbox, whose workers are each spawned in a sandbox of their own)."""
-        if tools > 1 and self.forks is None and not self.settings.contained:
-            self.forks = fork_server(*_PRELOAD).start()
+        """How many tools will be certified here: for more than one, a fork server starts."""
+        if tools > 1 and self.forks is None:
+            self.forks = self._fork_server()
 
     def take(self, subject: SubjectInfo) -> Worker:
         """The tool's worker (started ahead and still running, or now); the next tool's worker
@@ -326,7 +327,7 @@ class WorkersAhead:
             # Its workers are gone with it: one taken now is spawned again (it names the closed
             # server), the next ones are forked from a new server.
             self.forks.close()
-            self.forks = fork_server(*_PRELOAD).start()
+            self.forks = self._fork_server()
         ahead = self.started.pop(subject.ref, None)
         worker = (
             tool_worker(subject, self.settings, self.forks) if ahead is None else ahead.revive()
@@ -344,6 +345,12 @@ class WorkersAhead:
         if self.forks is not None:
             self.forks.close()
             self.forks = None
+
+    def _fork_server(self) -> ForkServer:
+        """In a sandbox, one cut off from the network, whose forks each enter a sandbox of their
+        own: a worker that needs the network is spawned in one."""
+        sandbox = Sandbox(network=False) if self.settings.contained else None
+        return fork_server(*_PRELOAD, sandbox=sandbox).start()
 
     def _start(self, subject: SubjectInfo) -> None:
         if subject.ref not in self.started:

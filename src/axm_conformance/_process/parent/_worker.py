@@ -55,14 +55,24 @@ from axm_conformance._process.parent._channel import (
 )
 from axm_conformance._process.parent._forkserver import Forked, ForkServer, ForkSpec, serve_forks
 from axm_conformance._process.system import _platform
+from axm_conformance._process.system._confine import Confinement
 from axm_conformance._process.system._platform import (
     PORTABLE_VARIABLE,
     SYSTEM_VARIABLES,
     home_variables,
 )
-from axm_conformance._process.system._proctable import table
-from axm_conformance._process.system._sandbox import Sandbox, exit_status, read_by
+from axm_conformance._process.system._proctable import below, table
+from axm_conformance._process.system._sandbox import (
+    INSIDE_VARIABLE,
+    PRIVATE_TEMPORARY,
+    TEMPORARY_SIZE,
+    Sandbox,
+    exit_status,
+    hidden,
+    read_by,
+)
 from axm_conformance._process.system._sweep import TOKEN_VARIABLE, kill_strays
+from axm_conformance._process.system._tasks import TaskGroup
 
 if sys.platform == "win32":
     import msvcrt
@@ -126,7 +136,8 @@ class WorkerConfig:
     ``env`` sets a variable the interpreter reads at start (PYTHON*). ``stacks``: a worker that
     timed out writes where its threads were to its stderr before it is killed (not worth it for
     one that only waits on another process: its stacks are the kit's own). ``sandbox``: the
-    worker, and all it starts, runs in that sandbox (spawned, never forked).
+    worker, and all it starts, runs in that sandbox (spawned, or forked from a fork server in
+    the same sandbox into one of its own).
     """
 
     timeout: float = 5.0
@@ -146,10 +157,11 @@ class WorkerConfig:
     sandbox: Sandbox | None = None
 
 
-def fork_server(*preload: str) -> ForkServer:
+def fork_server(*preload: str, sandbox: Sandbox | None = None) -> ForkServer:
     """A fork server for workers, not yet started; ``preload`` names the modules (typically
-    those of the workers' setup) it imports once for all of them."""
-    return ForkServer(("axm_conformance._process.parent._worker", *preload), _base_env())
+    those of the workers' setup) it imports once for all of them. With a ``sandbox`` it forks
+    the workers configured with that sandbox, each into a sandbox of its own."""
+    return ForkServer(("axm_conformance._process.parent._worker", *preload), _base_env(), sandbox)
 
 
 def _base_env() -> dict[str, str]:
@@ -336,6 +348,7 @@ class Worker:
     def _start(self) -> _Process:
         """Start a worker process and send it its setup (see _await_setup)."""
         fds: list[int] = []
+        jail: _Jail | None = None
         try:
             # A previous worker may have deleted its workdir.
             for directory in (self._workdir, self._workdir / "tmp"):
@@ -359,14 +372,18 @@ class Worker:
             token = os.urandom(16).hex()
             env = {**self._env, TOKEN_VARIABLE: token}
             passed = (to_worker_r, from_worker_w)
-            child = self._fork(env, stdout, stderr, passed) or _Spawned(
-                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials, self._jail()),
-                sandboxed=self._config.sandbox is not None,
+            jail = self._jail()
+            child = self._fork(env, stdout, stderr, passed, jail) or _Spawned(
+                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials, jail),
+                sandboxed=jail is not None,
             )
         except BaseException:
             for fd in fds:
                 os.close(fd)
+            if jail is not None and jail.tasks is not None:
+                jail.tasks.remove()
             raise
+        child.tasks = None if jail is None else jail.tasks
         for fd in (to_worker_r, from_worker_w, stdout):
             os.close(fd)
         if sys.platform != "win32" and _platform.PLATFORM.poll_pipes:
@@ -383,18 +400,41 @@ class Worker:
         return process
 
     def _fork(
-        self, env: dict[str, str], stdout: int, stderr: int, passed: tuple[int, int]
+        self,
+        env: dict[str, str],
+        stdout: int,
+        stderr: int,
+        passed: tuple[int, int],
+        jail: _Jail | None,
     ) -> Forked | None:
-        """The worker forked from the configured fork server, or None to spawn it."""
+        """The worker forked from the configured fork server, or None to spawn it.
+
+        A worker in a sandbox is forked only from a server in the same sandbox, and only when
+        its working directory lies where that server's forks may be given one.
+        """
         server = self._config.fork_server
         if (
             server is None
-            or self._config.sandbox is not None
+            or server.sandbox != self._config.sandbox
             or not server.available
             or any(name.startswith("PYTHON") for name in self._config.env)
         ):
             return None
-        spec = ForkSpec(str(self._workdir), env, self._credentials)
+        confinement = None
+        if jail is not None:
+            workdir = os.path.realpath(self._workdir)
+            if not any(workdir.startswith(root.rstrip(os.sep) + os.sep) for root in server.roots):
+                return None
+            confinement = Confinement(
+                writable=(workdir,),
+                readable=tuple(hidden(jail.readable)),
+                private=PRIVATE_TEMPORARY,
+                roots=(*server.roots, *server.groups),
+                size=TEMPORARY_SIZE,
+                tasks=None if jail.tasks is None else jail.tasks.path,
+            )
+            env = {**env, INSIDE_VARIABLE: "1"}
+        spec = ForkSpec(str(self._workdir), env, self._credentials, confinement)
         try:
             return server.fork(spec, stdout, stderr, passed)
         except OSError:
@@ -407,7 +447,7 @@ class Worker:
             return None
         files = [self._config.files] if self._config.files else []
         readable = read_by([], self._env, *self._config.sys_path, os.getcwd(), *files)
-        return _Jail(sandbox, (str(self._workdir),), tuple(readable))
+        return _Jail(sandbox, (str(self._workdir),), tuple(readable), TaskGroup.make())
 
     def _setup_seconds(self) -> float:
         if self._config.setup_timeout is not None:
@@ -759,6 +799,7 @@ class _Spawned:
         self.popen = popen
         self.pid = popen.pid
         self.sandboxed = sandboxed
+        self.tasks: TaskGroup | None = None
         # Readable once the worker has exited (None without pidfds).
         self.exit_fd: int | None = None
         if sys.platform == "linux" and _platform.PLATFORM.pidfd:
@@ -772,16 +813,7 @@ class _Spawned:
 
     def worker_pid(self) -> int:
         """The worker's own process: in a sandbox, the one below bwrap and the sandbox's init."""
-        if not self.sandboxed:
-            return self.pid
-        live = table().live()
-        below = self.pid
-        for _ in range(2):
-            children = sorted(pid for pid, facts in live.items() if facts.parent == below)
-            if not children:
-                break
-            below = children[0]
-        return below
+        return below(self.pid, 2) if self.sandboxed else self.pid
 
     def exited(self) -> bool:
         """Whether the worker has exited, without reaping it (its process group stays killable).
@@ -799,15 +831,19 @@ class _Spawned:
     def close(self) -> None:
         if self.exit_fd is not None:
             os.close(self.exit_fd)
+        if self.tasks is not None:
+            self.tasks.remove()
 
 
 @dataclass(frozen=True)
 class _Jail:
-    """A sandbox to spawn a worker in, with the paths it writes and those it reads."""
+    """A sandbox to spawn a worker in, with the paths it writes and those it reads, and the
+    group that bounds its tasks (None where none can be made)."""
 
     sandbox: Sandbox
     writable: tuple[str, ...]
     readable: tuple[str, ...]
+    tasks: TaskGroup | None = None
 
 
 def _spawn(
@@ -851,7 +887,7 @@ def _spawn(
     parent = 0 if jail is not None else os.getpid()
     command = [*command, *map(str, passed), str(parent)]
     if jail is not None:
-        command = jail.sandbox.command(command, jail.writable, jail.readable)
+        command = jail.sandbox.command(command, jail.writable, jail.readable, tasks=jail.tasks)
     return subprocess.Popen(
         command,
         **streams,

@@ -20,7 +20,7 @@ import psutil
 
 from axm_conformance._process.system import _platform
 
-__all__ = ["Facts", "ProcFS", "ProcessTable", "Psutil", "children", "table"]
+__all__ = ["Facts", "ProcFS", "ProcessTable", "Psutil", "below", "children", "table"]
 
 
 class Facts(NamedTuple):
@@ -162,6 +162,19 @@ class ProcFS:
                     if target in paths and _open_for_writing(f"{entry.path}/fdinfo/{fd}"):
                         found.add(target)
         return found
+
+
+def below(pid: int, levels: int) -> int:
+    """The process ``levels`` generations below ``pid``, each the first child of the one above
+    (a sandbox's worker, under its monitor and its init); the lowest found when the line ends
+    earlier."""
+    live = table().live()
+    for _ in range(levels):
+        found = sorted(child for child, facts in live.items() if facts.parent == pid)
+        if not found:
+            break
+        pid = found[0]
+    return pid
 
 
 def children() -> set[int]:

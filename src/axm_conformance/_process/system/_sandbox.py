@@ -1,7 +1,8 @@
 """The sandbox every worker, and so every tool and server, runs in: bubblewrap's, on Linux.
 
 A worker is started as ``bwrap ... -- python -m axm_conformance._process.parent._worker`` (a
-server, as ``bwrap ... -- SERVER``), which gives it:
+server, as ``bwrap ... -- SERVER``), or forked from a fork server in a sandbox into one of its
+own with the same walls (:mod:`axm_conformance._process.system._confine`), which gives it:
 
 - a PID namespace of its own: a kill of -1 or of its process group reaches only the sandbox,
   and when the worker ends (or the kit, whose death bwrap follows) every process it started
@@ -15,7 +16,8 @@ server, as ``bwrap ... -- SERVER``), which gives it:
 
 bubblewrap is the sandbox Flatpak builds on: unprivileged through user namespaces, and as root.
 It is used rather than namespaces made by hand because it gets the order of mounts, the
-dropping of capabilities and the death of the sandbox with its parent right, and is kept so.
+dropping of capabilities and the death of the sandbox with its parent right, and is kept so;
+only a fork, which executes nothing bwrap could wrap, makes its walls itself, inside bwrap's.
 Where it is missing or cannot build a sandbox (user namespaces turned off, a container that
 forbids them), :func:`support` says why, and the run says so in its header.
 
@@ -35,14 +37,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from axm_conformance._process.system._tasks import TaskGroup
+
 __all__ = [
     "INSIDE_VARIABLE",
     "MODES",
     "PRIVATE_TEMPORARY",
     "SANDBOX_INIT",
+    "TEMPORARY_SIZE",
     "Sandbox",
     "SandboxMode",
     "exit_status",
+    "hidden",
     "inside",
     "read_by",
     "support",
@@ -59,7 +65,7 @@ INSIDE_VARIABLE = "AXM_CONFORMANCE_SANDBOX"
 PRIVATE_TEMPORARY = ("/tmp", "/var/tmp")
 # Each private temporary directory lives in memory: at most this much, so that a tool filling it
 # fills a sandbox, not the machine's memory.
-_TEMPORARY_SIZE = 256 * 1024 * 1024
+TEMPORARY_SIZE = 256 * 1024 * 1024
 _PROBE_TIMEOUT = 30.0
 _INSTALL = (
     "install bubblewrap (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
@@ -79,6 +85,8 @@ class Sandbox:
         writable: Sequence[str],
         readable: Sequence[str] = (),
         marked: bool = True,
+        capable: bool = False,
+        tasks: TaskGroup | None = None,
     ) -> list[str]:
         """``argv`` run in this sandbox, where only the directories ``writable`` (absolute,
         existing) and the private temporary directories can be written.
@@ -86,7 +94,11 @@ class Sandbox:
         The private temporary directories hide the machine's: the paths ``readable`` that lie
         in one (an interpreter, a module, a server's script made in a temporary directory) are
         made visible again, read-only. A ``marked`` sandbox tells the process it runs that it
-        is in one (a worker asks); a server's environment is left as it was given.
+        is in one (a worker asks); a server's environment is left as it was given. A
+        ``capable`` sandbox keeps its capabilities (in a user namespace of its own unless the kit
+        runs as root): a fork server's, whose forks make sandboxes of their own and give up every
+        capability before a tool's code runs (see ``_confine``). With ``tasks`` the sandbox,
+        bwrap and all, runs in that group, which bounds how many tasks it holds.
         """
         # Later mounts land on earlier ones: the read-only root first, the writable places last,
         # so that a working directory under /tmp is the real one, not the private /tmp's.
@@ -103,20 +115,23 @@ class Sandbox:
             "--proc", "/proc",
         ]  # fmt: skip
         for directory in PRIVATE_TEMPORARY:
-            options += ["--size", str(_TEMPORARY_SIZE), "--tmpfs", directory]
-        for path in _hidden(readable):
+            options += ["--size", str(TEMPORARY_SIZE), "--tmpfs", directory]
+        for path in hidden(readable):
             options += ["--ro-bind", path, path]
         for directory in writable:
             options += ["--bind", directory, directory]
         if not self.network:
             options.append("--unshare-net")
-        if _as_root():
+        if capable and not _as_root():
+            options += ["--unshare-user", "--cap-add", "ALL"]
+        elif not capable and _as_root():
             # Root keeps every capability in a bwrap sandbox unless told otherwise, and with
             # CAP_SYS_ADMIN could remount the read-only view.
             options += ["--cap-drop", "ALL"]
         if marked:
             options += ["--setenv", INSIDE_VARIABLE, "1"]
-        return [_bwrap(), *options, "--", *argv]
+        command = [_bwrap(), *options, "--", *argv]
+        return command if tasks is None else tasks.command(command)
 
 
 def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str]:
@@ -135,7 +150,7 @@ def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str
     ]
 
 
-def _hidden(paths: Sequence[str]) -> list[str]:
+def hidden(paths: Sequence[str]) -> list[str]:
     """The existing paths among ``paths`` that a private temporary directory would hide, none
     inside another."""
     found: list[str] = []
