@@ -213,11 +213,16 @@ class Settings:
             + (f" and {', '.join(self.network)}" if self.network else "")
         )
         without = _tasks.support()
-        tasks = (
-            f"at most {_tasks.TASKS_MAX} tasks each (cgroup pids)"
-            if not without
-            else f"no bound on tasks but the call's timeout ({without})"
-        )
+        as_root = not self.worker_user and hasattr(os, "geteuid") and os.geteuid() == 0
+        if not without:
+            tasks = f"at most {_tasks.TASKS_MAX} tasks each (cgroup pids)"
+        elif as_root:
+            tasks = f"no bound on tasks but the call's timeout ({without})"
+        else:
+            tasks = (
+                f"at most {_tasks.TASKS_MAX} tasks more than the user runs (RLIMIT_NPROC: "
+                f"{without})"
+            )
         return (
             f"{_sandbox.version() or 'bubblewrap'}: a PID namespace, a read-only filesystem "
             f"but the working and temporary directories, {network}, {tasks}"

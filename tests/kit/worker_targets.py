@@ -380,3 +380,7 @@ def fork_until_refused(state: Any, most: int) -> int:
             time.sleep(60)
             os._exit(0)
     return most
+
+
+def task_limit(state: Any) -> int:
+    return resource.getrlimit(resource.RLIMIT_NPROC)[0]

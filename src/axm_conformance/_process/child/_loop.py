@@ -72,7 +72,7 @@ def serve(channel_in: int, channel_out: int, parent: int) -> int:
     readable, writable = _waiting(channel_in, False), _waiting(channel_out, True)
     _, body = read_frame(channel_in, readable)
     start = pickle.loads(body)
-    _limit_resources(start["memory_limit"])
+    _limit_resources(start["memory_limit"], start["task_limit"])
     sys.path[:0] = start["sys_path"]
     guard = _Guard(tuple(start["trusted_modules"]))
     state = None
@@ -247,11 +247,16 @@ class _Guard:
         return origin in ("built-in", "frozen")
 
 
-def _limit_resources(memory_limit: int | None) -> None:
+def _limit_resources(memory_limit: int | None, task_limit: int | None) -> None:
     # Windows has no rlimits, and macOS takes RLIMIT_AS and ignores it: the platform matrix
     # says so.
     if sys.platform != "win32":
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if task_limit is not None:
+            _, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+            if hard != resource.RLIM_INFINITY:
+                task_limit = min(task_limit, hard)
+            resource.setrlimit(resource.RLIMIT_NPROC, (task_limit, task_limit))
         if memory_limit is not None and _platform.PLATFORM.memory_limit:
             _, hard = resource.getrlimit(resource.RLIMIT_AS)
             if hard != resource.RLIM_INFINITY:

@@ -72,7 +72,7 @@ from axm_conformance._process.system._sandbox import (
     read_by,
 )
 from axm_conformance._process.system._sweep import TOKEN_VARIABLE, kill_strays
-from axm_conformance._process.system._tasks import TaskGroup
+from axm_conformance._process.system._tasks import TaskGroup, rlimit_for
 
 if sys.platform == "win32":
     import msvcrt
@@ -240,9 +240,10 @@ class Worker:
             "trusted_modules": config.trusted_modules,
         }
         try:
-            self._start_message = pickle.dumps(start, pickle.HIGHEST_PROTOCOL)
+            pickle.dumps(start, pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
             raise TypeError(f"the setup arguments cannot be pickled: {exc}") from exc
+        self._start_fields = start
         if config.workdir is None:
             self._workdir = Path(tempfile.mkdtemp(prefix="axm-worker-"))
             created: Path | None = self._workdir
@@ -395,8 +396,15 @@ class Worker:
         process.setup_deadline = time.monotonic() + self._setup_seconds()
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
         # it: no waiting here.
+        # A worker no task group bounds is bounded by RLIMIT_NPROC where that binds (see _tasks).
+        uid = 0 if sys.platform == "win32" else os.getuid()
+        uid = self._credentials[0] if self._credentials else uid
+        task_limit = rlimit_for(uid) if child.tasks is None else None
+        message = pickle.dumps(
+            {**self._start_fields, "task_limit": task_limit}, pickle.HIGHEST_PROTOCOL
+        )
         with contextlib.suppress(_Lost):
-            process.ends.send(START, self._start_message, process.setup_deadline)
+            process.ends.send(START, message, process.setup_deadline)
         return process
 
     def _fork(

@@ -7,7 +7,9 @@ controller counts exactly a group's tasks: a fork bomb in a sandbox meets ``EAGA
 :data:`TASKS_MAX`, and the call's timeout ends it. A group is made in the kit's own group of the
 pids hierarchy (cgroup v1), or of the unified one (v2) where the pids controller is enabled for
 its children; elsewhere (a v2 group that is not delegated, no cgroups at all) there is no bound
-but the call's timeout, and :func:`support` says why. A process joins its group before it runs
+but the call's timeout for root, and for other users ``RLIMIT_NPROC`` at :data:`TASKS_MAX` more
+tasks than the user runs when the worker starts (:func:`rlimit_for`); :func:`support` says why
+there is no group. A process joins its group before it runs
 anything (:meth:`TaskGroup.command` for one executed, :meth:`TaskGroup.join` for a fork), so that
 all it starts is in the group.
 """
@@ -23,7 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-__all__ = ["TASKS_MAX", "TaskGroup", "support"]
+__all__ = ["TASKS_MAX", "TaskGroup", "rlimit_for", "support"]
 
 # Far above what a tool or a server needs (a JVM starts about 30 threads, Node about 10), far
 # below what exhausts a machine's pids.
@@ -81,6 +83,23 @@ class TaskGroup:
     def remove(self) -> None:
         """Remove the group once its tasks are gone (they leave it as they exit)."""
         _remove(self.path)
+
+
+def rlimit_for(uid: int) -> int | None:
+    """The ``RLIMIT_NPROC`` for a worker of ``uid`` that no group bounds: :data:`TASKS_MAX` more
+    tasks than that user runs now, counted in this process's view (the kernel counts a user's
+    tasks machine-wide). None for root, which the kernel exempts, and off Linux."""
+    if sys.platform != "linux" or uid == 0:
+        return None
+    running = 0
+    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    running += len(os.listdir(f"/proc/{entry.name}/task"))
+    return running + TASKS_MAX
 
 
 def _remove(path: str) -> None:
