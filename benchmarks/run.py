@@ -75,6 +75,7 @@ import math
 import os
 import platform
 import resource
+import shutil
 import signal
 import statistics
 import subprocess
@@ -503,7 +504,10 @@ def _env(extra: Mapping[str, str]) -> dict[str, str]:
 
 
 def _timed(args: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> Timed:
-    """One run of ``args`` in ``cwd``, with ``env`` added to the environment."""
+    """One run of ``args`` in ``cwd``, with ``env`` added to the environment, without the
+    example database an earlier run left there: a run that replays the failures another found
+    skips their search and shrinking, and would look faster than it is."""
+    shutil.rmtree(cwd / ".hypothesis", ignore_errors=True)
     _settle()
     with _watch() as found:
         done = subprocess.run(
