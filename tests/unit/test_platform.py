@@ -94,12 +94,15 @@ def test_without_rlimit_as_no_address_space_limit_is_set(
 ) -> None:
     set_limits: list[int] = []
     monkeypatch.setattr(_loop.resource, "setrlimit", lambda which, _: set_limits.append(which))
-    _loop._limit_resources(1 << 30)
+    _loop._limit_resources(1 << 30, None)
     assert set_limits == [_loop.resource.RLIMIT_CORE, _loop.resource.RLIMIT_AS]
     set_limits.clear()
     simulate(monkeypatch, memory_limit=False)
-    _loop._limit_resources(1 << 30)
+    _loop._limit_resources(1 << 30, None)
     assert set_limits == [_loop.resource.RLIMIT_CORE]
+    set_limits.clear()
+    _loop._limit_resources(None, 2048)  # a task bound binds whatever the memory limit
+    assert set_limits == [_loop.resource.RLIMIT_CORE, _loop.resource.RLIMIT_NPROC]
 
 
 def test_without_fork_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
