@@ -80,7 +80,8 @@ class ForkServer:
         self.sandbox = sandbox
         self.roots = _roots() if sandbox is not None else ()
         # Where the forks' task groups are made, which the server must be able to join them to.
-        self.groups = (TaskGroup.home(),) if sandbox is not None and TaskGroup.home() else ()
+        home = TaskGroup.home() if sandbox is not None else ""
+        self.groups = (home,) if home else ()
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None

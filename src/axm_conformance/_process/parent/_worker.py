@@ -55,7 +55,7 @@ from axm_conformance._process.parent._channel import (
 )
 from axm_conformance._process.parent._forkserver import Forked, ForkServer, ForkSpec, serve_forks
 from axm_conformance._process.system import _platform
-from axm_conformance._process.system._confine import Confinement
+from axm_conformance._process.system._confine import Confinement, under
 from axm_conformance._process.system._platform import (
     PORTABLE_VARIABLE,
     SYSTEM_VARIABLES,
@@ -397,9 +397,9 @@ class Worker:
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
         # it: no waiting here.
         # A worker no task group bounds is bounded by RLIMIT_NPROC where that binds (see _tasks).
-        uid = 0 if sys.platform == "win32" else os.getuid()
-        uid = self._credentials[0] if self._credentials else uid
-        task_limit = rlimit_for(uid) if child.tasks is None else None
+        task_limit = None
+        if sys.platform != "win32" and child.tasks is None:
+            task_limit = rlimit_for(self._credentials[0] if self._credentials else os.getuid())
         message = pickle.dumps(
             {**self._start_fields, "task_limit": task_limit}, pickle.HIGHEST_PROTOCOL
         )
@@ -431,7 +431,7 @@ class Worker:
         confinement = None
         if jail is not None:
             workdir = os.path.realpath(self._workdir)
-            if not any(workdir.startswith(root.rstrip(os.sep) + os.sep) for root in server.roots):
+            if not under(workdir, server.roots):
                 return None
             confinement = Confinement(
                 writable=(workdir,),

@@ -33,7 +33,7 @@ from typing import NoReturn
 
 from axm_conformance._process.system._tasks import TaskGroup
 
-__all__ = ["Confinement", "enter", "probe"]
+__all__ = ["Confinement", "enter", "probe", "under"]
 
 # From <sched.h> and <sys/mount.h>.
 _CLONE_NEWNS = 0x00020000
@@ -151,7 +151,7 @@ def _make_view(confinement: Confinement) -> None:
     if os.path.isdir(_SHARED_MEMORY):
         _mount("tmpfs", _SHARED_MEMORY, "tmpfs", _MS_NOSUID | _MS_NODEV, _sized(confinement.size))
     for root in confinement.roots:
-        if not _under(root, confinement.private) and os.path.isdir(root):
+        if not under(root, confinement.private) and os.path.isdir(root):
             _remount_read_only(root)
     for path, fd, writable in shown:
         _mount_point(path, fd)
@@ -199,7 +199,8 @@ def _remount_read_only(path: str) -> None:
     _mount(None, path, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags)
 
 
-def _under(path: str, directories: Sequence[str]) -> bool:
+def under(path: str, directories: Sequence[str]) -> bool:
+    """Whether ``path`` is one of ``directories`` or lies in one."""
     return any(path == top or path.startswith(top.rstrip("/") + "/") for top in directories)
 
 
