@@ -5,6 +5,8 @@ exempt."""
 from __future__ import annotations
 
 import os
+import pwd
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +29,48 @@ def test_a_group_is_bounded_and_removed_once_empty() -> None:
     assert Path(group.path, "pids.max").read_text().strip() == str(TASKS_MAX)
     group.remove()
     assert not Path(group.path).exists()
+
+
+@pytest.mark.skipif(bool(_tasks.support()), reason=f"no task groups here: {_tasks.support()}")
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root runs a process as another user")
+def test_a_process_run_as_another_user_is_in_the_group_before_it_runs() -> None:
+    """The user a worker runs as (--axm-worker-user) may not move itself into a group the kit
+    made: the kit moves it, and it runs only then."""
+    group = TaskGroup.make()
+    assert group is not None
+    nobody = pwd.getpwnam("nobody")
+    process = subprocess.Popen(
+        group.command(["cat", "/proc/self/cgroup"]),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        user=nobody.pw_uid,
+        group=nobody.pw_gid,
+        extra_groups=[],
+    )
+    assert process.stdin is not None and process.stdout is not None
+    with process.stdin:
+        group.admit(process)
+    seen = process.stdout.read()
+    assert process.wait(timeout=30) == 0
+    group.remove()
+    relative = os.path.basename(group.path)
+    assert any(
+        "pids" in line.split(":")[1] and line.endswith(relative)
+        for line in seen.decode().splitlines()
+    ), seen
+
+
+@pytest.mark.skipif(bool(_tasks.support()), reason=f"no task groups here: {_tasks.support()}")
+def test_a_process_the_kit_does_not_admit_runs_nothing(tmp_path: Path) -> None:
+    group = TaskGroup.make()
+    assert group is not None
+    made = tmp_path / "made"
+    process = subprocess.Popen(group.command(["touch", str(made)]), stdin=subprocess.PIPE)
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(timeout=30) == 1
+    group.remove()
+    assert not made.exists()
 
 
 @pytest.mark.skipif(bool(_tasks.support()), reason=f"no task groups here: {_tasks.support()}")

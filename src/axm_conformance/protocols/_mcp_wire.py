@@ -183,6 +183,8 @@ class Session:
                 start_new_session=True,
                 pass_fds=passed,
             )
+            if self._tasks is not None:
+                self._tasks.admit(self._process)
         except OSError as exc:
             raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         finally:

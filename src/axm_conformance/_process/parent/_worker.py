@@ -894,9 +894,12 @@ def _spawn(
     # A sandboxed worker cannot see the kit's process: the sandbox ends with the kit instead.
     parent = 0 if jail is not None else os.getpid()
     command = [*command, *map(str, passed), str(parent)]
+    tasks = None if jail is None else jail.tasks
     if jail is not None:
-        command = jail.sandbox.command(command, jail.writable, jail.readable, tasks=jail.tasks)
-    return subprocess.Popen(
+        command = jail.sandbox.command(command, jail.writable, jail.readable, tasks=tasks)
+    if tasks is not None:
+        streams["stdin"] = subprocess.PIPE
+    popen = subprocess.Popen(
         command,
         **streams,
         cwd=workdir,
@@ -907,6 +910,11 @@ def _spawn(
         group=gid,
         extra_groups=None if uid is None else [],
     )
+    if tasks is not None:
+        assert popen.stdin is not None
+        with popen.stdin:
+            tasks.admit(popen)
+    return popen
 
 
 class _Resources:

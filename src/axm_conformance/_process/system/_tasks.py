@@ -9,9 +9,9 @@ pids hierarchy (cgroup v1), or of the unified one (v2) where the pids controller
 its children; elsewhere (a v2 group that is not delegated, no cgroups at all) there is no bound
 but the call's timeout for root, and for other users ``RLIMIT_NPROC`` at :data:`TASKS_MAX` more
 tasks than the user runs when the worker starts (:func:`rlimit_for`); :func:`support` says why
-there is no group. A process joins its group before it runs
-anything (:meth:`TaskGroup.command` for one executed, :meth:`TaskGroup.join` for a fork), so that
-all it starts is in the group.
+there is no group. A process is in its group before it runs anything (:meth:`TaskGroup.command`
+and :meth:`TaskGroup.admit` for one executed, :meth:`TaskGroup.join` for a fork), so that all it
+starts is in the group.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import contextlib
 import functools
 import itertools
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -72,9 +73,29 @@ class TaskGroup:
         return cls(path)
 
     def command(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` run by a shell that first moves itself into the group."""
-        script = 'echo $$ > "$0/cgroup.procs" && exec "$@"'
-        return ["/bin/sh", "-c", script, self.path, *argv]
+        """``argv`` run by a shell that waits, before it runs anything, until :meth:`admit` has
+        moved it into the group and said so on its standard input (a pipe), which ``argv``
+        then inherits.
+
+        The kit moves it, not the process itself: it may run as another user
+        (``--axm-worker-user``), who may not move a process into a group the kit made. A shell
+        whose input ends before the word (the kit could not move it) exits with status 1.
+        """
+        return ["/bin/sh", "-c", 'read -r _ && exec "$@"', "axm-task-group", *argv]
+
+    def admit(self, process: subprocess.Popen[bytes]) -> None:
+        """Move ``process``, started as :meth:`command` said with its input a pipe, into the
+        group, and let it run."""
+        assert process.stdin is not None
+        try:
+            self.join(process.pid)
+        except OSError:
+            process.stdin.close()  # the shell exits, having run nothing
+            raise
+        # The shell reads its input a byte at a time, up to the line's end: what follows is
+        # argv's.
+        process.stdin.write(b"go\n")
+        process.stdin.flush()
 
     def join(self, pid: int = 0) -> None:
         """Move ``pid`` (this process when 0) into the group."""
