@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from axm_conformance._process.parent._pool import _blocked
+from axm_conformance._process.parent._pool import _blocked, _libpython
 
 # A user and group that own nothing here, in no class of bits but the others'.
 STRANGER = 54321
@@ -84,3 +86,22 @@ def test_a_file_the_user_may_not_read_is_named_with_its_mode(open_dir: Path) -> 
 
 def test_a_missing_file_blocks_nothing(open_dir: Path) -> None:
     assert _blocked(str(open_dir / "absent" / "python"), STRANGER, STRANGER, os.X_OK) == ""
+
+
+@pytest.mark.skipif(
+    not sysconfig.get_config_var("Py_ENABLE_SHARED") or not os.path.exists("/proc/self/maps"),
+    reason="a shared build's library, seen in /proc/self/maps",
+)
+def test_the_interpreters_library_is_the_one_it_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy of an interpreter made portable loads its own library, while its build settings
+    still name the original's directory: the one judged is the one loaded."""
+    loaded = _libpython()
+    assert os.path.isabs(loaded) and any(
+        line.endswith(loaded) for line in Path("/proc/self/maps").read_text().splitlines()
+    )
+    monkeypatch.setattr(sysconfig, "get_config_var", _moved_libdir(sysconfig.get_config_var))
+    assert _libpython() == loaded
+
+
+def _moved_libdir(original: Any) -> Any:
+    return lambda name: "/nowhere/lib" if name == "LIBDIR" else original(name)

@@ -3,6 +3,7 @@ each started before it is needed."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import stat
@@ -135,10 +136,7 @@ def _unreadable_for(user: str | None) -> str:
     environment = "make the virtual environment in a directory that user can read"
     needs = [("run the interpreter", sys.executable, os.X_OK, python)]
     if shared:
-        libpython = os.path.join(
-            str(sysconfig.get_config_var("LIBDIR")), str(sysconfig.get_config_var("INSTSONAME"))
-        )
-        needs.append(("read the interpreter's library", libpython, os.R_OK, python))
+        needs.append(("read the interpreter's library", _libpython(), os.R_OK, python))
     needs.append(("read the standard library", os.path.dirname(os.__file__), _LIST, python))
     if sys.prefix != sys.base_prefix:
         config = os.path.join(sys.prefix, "pyvenv.cfg")
@@ -153,6 +151,19 @@ def _unreadable_for(user: str | None) -> str:
             shown = path if real == path else f"{path} (that is, {real})"
             return f"user {user!r} cannot {what} {shown}: {why}; {advice}"
     return ""
+
+
+def _libpython() -> str:
+    """The shared library this interpreter runs on: the one loaded, on Linux (a copy made to
+    be portable loads its own, while its build settings still name the original), else where
+    the build put it."""
+    name = str(sysconfig.get_config_var("INSTSONAME"))
+    with contextlib.suppress(OSError), open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.rstrip("\n").split(maxsplit=5)[-1]
+            if os.path.basename(path) == name:
+                return path
+    return os.path.join(str(sysconfig.get_config_var("LIBDIR")), name)
 
 
 def _blocked(path: str, uid: int, gid: int, need: int) -> str:
