@@ -56,16 +56,19 @@ from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
     SOURCES,
+    Cap,
     Example,
     Hints,
     Mutation,
     Served,
     boundary_inputs,
+    described_values,
     discarded_count,
     generated_inputs,
     hinted_inputs,
     invalid_examples,
     invalid_inputs,
+    is_valid_input,
     keywords_exercised,
     valid_inputs,
     variations,
@@ -91,6 +94,10 @@ _SHRINK_BUDGET = 15.0
 # The variations of at most this many refused valid inputs are called, per tool: a tool that
 # refuses most inputs would otherwise cost several calls for each.
 _MOST_VARIED = 25
+# Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
+# and the other inputs it served that must refuse the value past it.
+_MOST_BISECTIONS = 24
+_CONFIRMATIONS = 2
 # Seconds between two progress reports, at most one per call.
 _PROGRESS_EVERY = 0.2
 # Inputs a tool served that are sent again with the tool cut off from the network.
@@ -206,6 +213,8 @@ class _Session:
     told: float = -math.inf
     # What the tool served, and the refused valid inputs to vary, at most _MOST_VARIED.
     served: Served = field(default_factory=Served)
+    # The bounds bisections found, by property: the last value served and the first refused.
+    capped: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     refused: list[Call] = field(default_factory=list)
     # The valid calls judged, by what became of them (see CALL_KINDS), and what the refusals
     # and errors among them said, by how often.
@@ -244,17 +253,22 @@ class _Session:
     def vary(self, value: Any) -> tuple[Varied, ...]:
         """Call the variations of a refused valid input, and, for each one served, the inputs
         that confirm the refusal, until one of them is served (see _strategies.variations)."""
-        found = []
+        found: list[Varied] = []
         for variation in variations(self.subject.input_schema, value, self.served):
+            if variation.cap is not None and any(
+                varied.kind == "bound" and self.subject.result.served(varied.observation)
+                for varied in found
+            ):
+                continue  # the bound's neighbour served: the bound is off by one, not capped
             observation = self.observe(variation.value, VALID)[0]
             confirmations: list[Observation] = []
             if self.subject.result.served(observation):
                 self.served.add(variation.value)
-                for confirmation in variation.confirmations:
-                    confirmations.append(self.observe(confirmation, VALID)[0])
-                    if self.subject.result.served(confirmations[-1]):
-                        self.served.add(confirmation)
-                        break
+                if variation.cap is not None:
+                    capped = self.find_cap(value, variation.value, observation, variation.cap)
+                    found += [] if capped is None else [capped]
+                    continue
+                confirmations = self.confirm_refused(variation.confirmations)
             found.append(
                 Varied(
                     variation.kind,
@@ -265,6 +279,58 @@ class _Session:
                 )
             )
         return tuple(found)
+
+    def confirm_refused(self, inputs: Iterable[dict[str, Any]]) -> list[Observation]:
+        """Call the inputs that confirm a refusal until one of them is served."""
+        confirmations: list[Observation] = []
+        for confirmation in inputs:
+            confirmations.append(self.observe(confirmation, VALID)[0])
+            if self.subject.result.served(confirmations[-1]):
+                self.served.add(confirmation)
+                break
+        return confirmations
+
+    def find_cap(
+        self, refused: dict[str, Any], inside: dict[str, Any], served: Observation, cap: Cap
+    ) -> Varied | None:
+        """The bound the tool serves, when it refuses ``refused`` and serves it with ``cap``'s
+        property set to a value further ``inside``: found by bisection between the two; then
+        the first value past it is put into other inputs it served, which must be refused too.
+        None when the bound is not found within the calls allowed."""
+        schema = self.subject.input_schema
+        calls = 0
+        good, bad = inside[cap.name], refused[cap.name]
+        # A bound found before is tried first: found again, it costs two calls.
+        known = list(self.capped.get(cap.name, ()))
+        while (middle := cap.between(good, bad)) is not None:
+            guesses = [guess for guess in known if cap.lies_between(guess, good, bad)]
+            middle = guesses[0] if guesses else middle
+            probe = {**refused, cap.name: middle}
+            if calls == _MOST_BISECTIONS or not is_valid_input(schema, probe):
+                return None
+            calls += 1
+            answer = self.observe(probe, VALID)[0]
+            if self.subject.result.served(answer):
+                self.served.add(probe)
+                good, served = middle, answer
+            else:
+                bad = middle
+        past = cap.past(good)
+        self.capped[cap.name] = (good, past)
+        here = {**refused, cap.name: good}
+        others = [
+            {**context, cap.name: past}
+            for context in reversed(self.served.inputs)
+            if context != here and context.get(cap.name) != past
+        ]
+        others = [other for other in others if is_valid_input(schema, other)][:_CONFIRMATIONS]
+        found = f" (found by bisection, {calls} calls)" if calls else ""
+        said = (
+            f"{cap.name!r} set to {canonical_json(good)}: it {cap.said(good)}{found}, though "
+            f"its schema declares {cap.declared}"
+        )
+        confirming = f"{cap.name!r} = {canonical_json(past)} in other inputs it served"
+        return Varied("cap", said, served, confirming, tuple(self.confirm_refused(others)))
 
     def vary_refused(self) -> None:
         """Judge the refused valid inputs by their variations, once every valid input has been
@@ -886,7 +952,11 @@ def _fuzz(
         try:
             schema = subject.input_schema
             hints = Hints.of(
-                {"worker-file": _worker_file_names(settings), "source-literal": subject.literals}
+                {
+                    "worker-file": _worker_file_names(settings),
+                    "source-literal": subject.literals,
+                    "description": described_values(subject.description, schema),
+                }
             )
             try:
                 valid, boundary = valid_inputs(schema, hints), boundary_inputs(schema)

@@ -36,7 +36,8 @@ class Outcome:
     # Statistics of the inputs behind a per-call check: how many generated inputs the valid-input
     # strategy threw away as invalid, how many invalid inputs the tool was given, which schema
     # keywords the judged inputs exercised, and how many of the examples came from each source
-    # (boundary, worker-file, source-literal, schema-example, generated: see the contract).
+    # (boundary, worker-file, source-literal, description, schema-example, generated: see the
+    # contract).
     discarded: int = 0
     invalid_inputs: int = 0
     keywords: tuple[str, ...] = ()

@@ -17,12 +17,14 @@ from pydantic import BaseModel, Field, TypeAdapter
 from axm_conformance._strategies import (
     MUTATION_KINDS,
     SOURCES,
+    Cap,
     Hints,
     InvalidSchemaError,
     Served,
     UnsatisfiableSchemaError,
     UnsupportedSchemaError,
     boundary_inputs,
+    described_values,
     generated_inputs,
     hinted_inputs,
     invalid_examples,
@@ -701,7 +703,9 @@ def test_a_variation_changes_one_declared_thing_and_is_confirmed_in_other_served
             {**near, "extra": 1},
         ],
     )
-    assert set(plan) == {"bound", "enum", "extra"}  # 'label' is served, so not optional
+    # Where the bound's neighbour is refused too: a bisection from the nearest value served.
+    assert plan["cap"] == ({**value, "count": 3}, [{**far, "count": 5}, {**near, "count": 5}])
+    assert set(plan) == {"bound", "enum", "extra", "cap"}  # 'label' is served: not optional
 
 
 def test_what_the_tool_served_at_a_place_is_not_varied() -> None:
@@ -727,3 +731,107 @@ def test_a_refusal_with_nothing_to_confirm_it_is_not_varied() -> None:
     """No served input to put the value into: nothing tells the value from the rest."""
     closed = {**_VARIED, "additionalProperties": False}
     assert variations(closed, {"unit": "cm", "count": 5}, Served()) == []
+
+
+def _bisect(cap: Cap, served: Any, refused: Any, serves: Any) -> tuple[Any, Any, int]:
+    """Bisect as the engine does, with ``serves`` as the tool: the last value served, the first
+    refused past it, and the calls made."""
+    calls = 0
+    while (middle := cap.between(served, refused)) is not None:
+        calls += 1
+        served, refused = (middle, refused) if serves(middle) else (served, middle)
+    return served, cap.past(served), calls
+
+
+_CAPPED = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 100}}}
+
+
+def _cap(declared: dict[str, Any], item: Any, *served: Any) -> Cap:
+    cap = Cap.of("n", declared, item, _served(*({"n": value} for value in served)))
+    assert cap is not None
+    return cap
+
+
+def test_an_integer_bound_is_found_exactly_in_logarithmic_calls() -> None:
+    cap = _cap({"type": "integer", "maximum": 100}, 100, 3)
+    assert _bisect(cap, 3, 100, lambda n: n <= 50) == (50, 51, 7)
+    assert cap.said(50) == "refuses above 50" and cap.declared == "maximum 100"
+
+
+def test_a_minimum_is_bisected_from_above() -> None:
+    cap = _cap({"type": "integer", "minimum": -1000}, -1000, 0)
+    served, past, _ = _bisect(cap, 0, -1000, lambda n: n >= -7)
+    assert (served, past, cap.said(served)) == (-7, -8, "refuses below -7")
+
+
+def test_a_number_without_a_step_is_found_to_a_tolerance() -> None:
+    cap = _cap({"type": "number", "maximum": 10.0}, 10.0, 0.5)
+    served, past, calls = _bisect(cap, 0.5, 10.0, lambda n: n <= math.pi)
+    assert served <= math.pi < past and past - served <= 10.0 * 1e-3 and calls <= 16
+
+
+def test_a_step_other_than_one_keeps_values_on_it() -> None:
+    cap = _cap({"type": "number", "maximum": 10, "multipleOf": 0.5}, 10, 1)
+    served, past, _ = _bisect(cap, 1, 10, lambda n: n <= 4)
+    assert (served, past) == (4, 4.5)
+
+
+def test_a_maximum_length_is_bisected_keeping_the_refused_strings_start() -> None:
+    declared = {"type": "string", "maxLength": 64}
+    refused = "abcdefghij" * 6
+    cap = _cap(declared, refused, "xy")
+    assert cap.inside({"n": refused}, _served({"n": "xy"})) == [{"n": "ab"}]
+    served, past, _ = _bisect(cap, "ab", refused, lambda text: len(text) <= 20)
+    assert (served, past) == (refused[:20], refused[:21])
+    assert cap.said(served) == "refuses more than 20 characters"
+
+
+def test_no_cap_is_looked_for_without_a_served_value_inside_or_a_declared_bound() -> None:
+    assert Cap.of("n", {"type": "integer", "maximum": 100}, 60, _served({"n": 70})) is None
+    assert Cap.of("n", {"type": "integer"}, 60, _served({"n": 7})) is None
+    assert Cap.of("n", {"type": "string"}, "long", _served({"n": "s"})) is None
+    assert Cap.of("n", {"type": "boolean"}, True, _served({"n": False})) is None
+
+
+def test_the_start_is_the_served_value_nearest_the_refused_one() -> None:
+    served = _served({"n": 3}, {"n": 40}, {"n": 90}, {"n": 60})
+    cap = Cap.of("n", _CAPPED["properties"]["n"], 80, served)
+    assert cap is not None
+    assert cap.inside({"n": 80}, served) == [{"n": 60}, {"n": 40}]
+    assert cap.lies_between(70, 60, 80) and not cap.lies_between(85, 60, 80)
+
+
+@pytest.mark.parametrize(
+    ("description", "named"),
+    [
+        ("Run a command. Allowed commands: echo, cat, ls.", ["echo", "cat", "ls"]),
+        ('The unit, e.g. `cm` or "in". Don\'t guess.', ["cm", "in"]),
+        ("Mode: one of fast|slow|auto", ["fast", "slow", "auto"]),
+        ("Fetch a URL such as https://example.com/a.txt.", ["https://example.com/a.txt"]),
+        ("How many, for example 10 or 2.5.", [10, 2.5]),
+        ("Supported formats are png and jpeg; others fail.", ["png", "jpeg"]),
+        ("The user's items; it is optional to give the store's name.", []),
+        ("Any text, as long as the model likes: a long sentence it writes itself", []),
+    ],
+)
+def test_the_values_a_description_names_are_found(description: str, named: list[Any]) -> None:
+    assert described_values(description, None) == named
+
+
+def test_the_descriptions_of_the_schema_count_too_each_value_once() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "unit": {"type": "string", "description": "One of: cm, in."},
+            "label": {"type": "string", "description": "Shown as `cm` in the margin."},
+        },
+    }
+    assert described_values("Measure, e.g. 'in'.", schema) == ["in", "cm"]
+
+
+def test_a_described_value_is_placed_as_a_hint_of_its_source() -> None:
+    schema = {"type": "object", "properties": {"command": {"type": "string"}}}
+    hints = Hints.of({"description": described_values("Allowed commands: echo, cat.", schema)})
+    placed = [e for e in hinted_inputs(schema, hints, 10) if e.source == "description"]
+    assert [e.value for e in placed] == [{"command": "echo"}, {"command": "cat"}]
+    assert "a value the tool's descriptions name" in placed[0].label

@@ -678,6 +678,36 @@ CASES = [
             )
         ),
     ),
+    case(
+        "schema-tells-truth",
+        "a value far inside a declared bound refused, a bound found inside it confirmed",
+        warning("it refuses above 50 (found by bisection, 4 calls), though its schema declares"),
+        subject=MCP,
+        call=varied(
+            Varied(
+                "cap",
+                "'count' set to 50: it refuses above 50 (found by bisection, 4 calls), though "
+                "its schema declares maximum 100",
+                served(),
+                "'count' = 51 in other inputs it served",
+                (refused_again(), refused_again()),
+            )
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "a bound found inside a declared one, served with the value past it elsewhere",
+        subject=MCP,
+        call=varied(
+            Varied(
+                "cap",
+                "'count' set to 50: it refuses above 50, though its schema declares maximum 100",
+                served(),
+                "'count' = 51 in other inputs it served",
+                (refused_again(), served()),
+            )
+        ),
+    ),
     case("no-error-response", "a result", subject=MCP, call=call(answered(content=[text("3")]))),
     case(
         "no-error-response",

@@ -72,13 +72,20 @@ def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
 # What a refused input's served variation shows, when the confirmations were refused too, by
 # the variation's kind. What the schema states (a bound, a member, a declared property) the tool
 # must serve: a failure. A property the schema leaves open, refused, is a warning: many servers
-# are strict.
+# are strict. So is a bound found far inside the declared one: it has two readings, a limit the
+# schema does not state, or the extent of what the tool's world holds (the lines of the one file
+# it was given), which the kit cannot tell apart.
 _TRUTH = {
     "bound": "the declared bound is off by one",
     "enum": "its enum lists a member the tool does not serve",
     "optional": "its schema declares a property the tool refuses",
     "extra": "the schema does not forbid it: declare additionalProperties: false",
+    "cap": (
+        "the tool serves less than its schema declares: declare the bound it serves, unless "
+        "what it refuses beyond is absent from its world rather than out of its bounds"
+    ),
 }
+_WARNED = ("extra", "cap")
 
 
 @check(
@@ -102,7 +109,7 @@ def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Fo
             f"refused this input, yet served it with {varied.said}; it refused "
             f"{varied.confirming} too ({len(varied.confirmations)} calls): {_TRUTH[varied.kind]}"
         )
-        yield warning(finding) if varied.kind == "extra" else finding
+        yield warning(finding) if varied.kind in _WARNED else finding
 
 
 @check(

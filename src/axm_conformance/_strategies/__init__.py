@@ -52,6 +52,7 @@ from hypothesis import strategies as st
 from axm_conformance._strategies._boundaries import Boundaries
 from axm_conformance._strategies._constants import without_local_constants
 from axm_conformance._strategies._coverage import keywords_exercised, keywords_of
+from axm_conformance._strategies._described import described_values
 from axm_conformance._strategies._document import (
     Document,
     InvalidSchemaError,
@@ -63,11 +64,12 @@ from axm_conformance._strategies._json import Strategy, canonical
 from axm_conformance._strategies._mutations import MUTATION_KINDS, Mutation, Mutations
 from axm_conformance._strategies._placement import placed
 from axm_conformance._strategies._valid import ValidInputs
-from axm_conformance._strategies._variations import Served, Variation, variations_of
+from axm_conformance._strategies._variations import Cap, Served, Variation, variations_of
 
 __all__ = [
     "MUTATION_KINDS",
     "SOURCES",
+    "Cap",
     "Example",
     "Hints",
     "InvalidSchemaError",
@@ -77,11 +79,13 @@ __all__ = [
     "UnsupportedSchemaError",
     "Variation",
     "boundary_inputs",
+    "described_values",
     "discarded_count",
     "generated_inputs",
     "hinted_inputs",
     "invalid_examples",
     "invalid_inputs",
+    "is_valid_input",
     "keywords_exercised",
     "keywords_of",
     "valid_inputs",
@@ -166,6 +170,12 @@ def variations(schema: Any, value: Any, served: Served) -> list[Variation]:
     left out; each with the inputs that confirm a refusal, given what the tool was seen to
     serve (see `_variations`)."""
     return variations_of(_compiled(schema).document, value, served)
+
+
+def is_valid_input(schema: Any, value: Any) -> bool:
+    """Whether ``value`` is valid against ``schema``, as the kit's inputs are judged."""
+    document = _compiled(schema).document
+    return document.is_valid(document.root, value)
 
 
 def invalid_inputs(schema: Any, hints: Hints | None = None) -> st.SearchStrategy[Mutation]:

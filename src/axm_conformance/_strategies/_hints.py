@@ -22,10 +22,18 @@ __all__ = [
 ]
 
 # Where an input's values came from: deterministic edge cases ("boundary"), the hints
-# ("worker-file", "source-literal", "schema-example"), or Hypothesis alone ("generated"). An
-# input that draws on several hints counts under the first of them in this order.
-SOURCES: Final = ("boundary", "worker-file", "source-literal", "schema-example", "generated")
-HINT_SOURCES: Final = SOURCES[1:4]
+# ("worker-file", "source-literal", "description", "schema-example"), or Hypothesis alone
+# ("generated"). An input that draws on several hints counts under the first of them in this
+# order.
+SOURCES: Final = (
+    "boundary",
+    "worker-file",
+    "source-literal",
+    "description",
+    "schema-example",
+    "generated",
+)
+HINT_SOURCES: Final = SOURCES[1:5]
 
 # Keywords whose values are values of the schema's instances, not schema.
 _NAMING: Final = frozenset({"examples", "default", "const", "enum"})
@@ -43,7 +51,8 @@ class Example:
 @dataclass(frozen=True)
 class Hints:
     """Values likely to reach a tool's domain, each with its source: the literals of its code
-    ("source-literal"), the names of the files it finds ("worker-file").
+    ("source-literal"), the names of the files it finds ("worker-file"), the values its
+    descriptions name ("description").
 
     With hints, generation also draws on the values the schema itself names ("schema-example":
     ``examples``, ``default``, ``const`` and ``enum`` anywhere in it), whether or not any are

@@ -17,6 +17,7 @@ __all__ = ["placed"]
 _HINT_NOTES: Final = {
     "worker-file": "a file in the working directory",
     "source-literal": "a literal in the tool's source",
+    "description": "a value the tool's descriptions name",
     "schema-example": "a value the schema names",
 }
 

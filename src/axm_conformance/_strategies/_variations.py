@@ -7,7 +7,9 @@ changed in one way the schema allows, may show where its schema does not tell th
 - ``bound``: a value at a declared bound refused, the value next to it inside served;
 - ``enum``: an enum member refused, another member served;
 - ``optional``: an optional property refused when present, served when left out;
-- ``extra``: a property the schema does not declare (nor forbid) refused, served without it.
+- ``extra``: a property the schema does not declare (nor forbid) refused, served without it;
+- ``cap``: a value within a declared bound refused, a value further inside served: the bound the
+  tool serves is found between them by bisection (:class:`Cap`).
 
 One served variation is not enough: a tool rightly refuses ``divide`` with a zero divisor while it
 serves ``add``, and ``{"start": "tomorrow"}`` for its value while it serves the input without
@@ -29,15 +31,15 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from axm_conformance._strategies._document import Document
 from axm_conformance._strategies._json import canonical
 
-__all__ = ["Served", "Variation", "variations_of"]
+__all__ = ["Cap", "Served", "Variation", "variations_of"]
 
-VariationKind = Literal["bound", "enum", "optional", "extra"]
-_KINDS: tuple[VariationKind, ...] = ("bound", "enum", "optional", "extra")
+VariationKind = Literal["bound", "enum", "optional", "extra", "cap"]
+_KINDS: tuple[VariationKind, ...] = ("bound", "enum", "optional", "extra", "cap")
 # Variations made per refused input: each is a real call of the tool, as is each confirmation.
 _MOST = 4
 _CONFIRMATIONS = 2
@@ -71,6 +73,10 @@ class Served:
         for name, item in value.items():
             self.places.update((_place(name), _place(name, item)))
 
+    def values(self, name: str) -> list[Any]:
+        """The values of ``name`` in the latest inputs served."""
+        return [context[name] for context in self.latest.values() if name in context]
+
     def serves(self, name: str, item: Any = ...) -> bool:
         """Whether ``name`` was served with ``item`` (with any value, when no item is given)."""
         return (_place(name) if item is ... else _place(name, item)) in self.places
@@ -97,6 +103,8 @@ class Variation:
     said: str
     confirmations: tuple[dict[str, Any], ...]
     confirming: str
+    # For a bound: where to look for the bound the tool serves when the neighbour is refused too.
+    cap: Cap | None = None
 
 
 def variations_of(document: Document, value: Any, served: Served) -> list[Variation]:
@@ -119,18 +127,18 @@ def variations_of(document: Document, value: Any, served: Served) -> list[Variat
         return tuple(kept)
 
     found = []
-    for kind, varied, said, confirmations, confirms in _candidates(schema, value, served):
+    for kind, varied, said, confirmations, confirms, cap in _candidates(schema, value, served):
         if not document.is_valid(document.root, varied):
             continue
         confirmed = confirming(confirmations)
         if confirmed:
-            found.append(Variation(kind, varied, said, confirmed, confirms))
+            found.append(Variation(kind, varied, said, confirmed, confirms, cap))
     # What a schema states outright (a bound, a member) first, then what it leaves open.
     found.sort(key=lambda variation: _KINDS.index(variation.kind))
     return found[:_MOST]
 
 
-_Candidate = tuple[VariationKind, dict[str, Any], str, list[dict[str, Any]], str]
+_Candidate = tuple[VariationKind, dict[str, Any], str, list[dict[str, Any]], str, "Cap | None"]
 
 
 def _candidates(
@@ -151,7 +159,8 @@ def _candidates(
             ):
                 continue
             said = f"without {name!r}, which the schema does not declare"
-            yield "extra", without, said, put(item), f"{name!r} added to other inputs it served"
+            confirms = f"{name!r} added to other inputs it served"
+            yield "extra", without, said, put(item), confirms, None
             continue
         if not isinstance(declared, dict) or served.serves(name, item):
             continue
@@ -159,20 +168,152 @@ def _candidates(
         same = f"{name!r} = {text} in other inputs it served"
         for neighbour, bound in _inside_neighbours(declared, item):
             said = f"{name!r} set to {canonical(neighbour)}, next to its {bound} inside"
-            yield "bound", {**value, name: neighbour}, said, put(item), same
+            yield "bound", {**value, name: neighbour}, said, put(item), same, None
         members = declared.get("enum")
         if isinstance(members, list) and any(canonical(member) == text for member in members):
             others = [member for member in members if canonical(member) != text]
             others = served.members(name, others)
             if others:
                 said = f"{name!r} set to {canonical(others[0])}, another member of its enum"
-                yield "enum", {**value, name: others[0]}, said, put(item), same
+                yield "enum", {**value, name: others[0]}, said, put(item), same, None
+        cap = Cap.of(name, declared, item, served)
+        for inside in [] if cap is None else cap.inside(value, served)[:1]:
+            said = f"{name!r} set to {canonical(inside[name])}, a value it served elsewhere"
+            yield "cap", inside, said, put(item), same, cap
         named = _named_values(declared)
         if name in optional and named and not served.serves(name):
             given = [{**value, name: other} for other in named if canonical(other) != text][:1]
             given += put(named[0])
             said = f"without {name!r}, an optional property"
-            yield "optional", without, said, given, f"{name!r} given a value its schema names"
+            confirms = f"{name!r} given a value its schema names"
+            yield "optional", without, said, given, confirms, None
+
+
+# A number without a step has its bound found to within this fraction of its size: a bound found
+# to a tenth of a percent in a dozen calls or so.
+_TOLERANCE = 1e-3
+# Served values of a property a bisection may start from, the nearest the refused value first.
+_INSIDE_TRIES = 2
+
+
+@dataclass(frozen=True)
+class Cap:
+    """Where to look for the bound a tool really serves, when it refuses a value ``item`` of
+    property ``name`` that its schema declares within a bound (``keyword``, at ``limit``) and
+    serves the same input with a value further inside: between the two, by bisection.
+
+    Numbers are bisected by value (integers, and multiples of a ``multipleOf``, exactly; other
+    numbers to a tolerance), strings and arrays under a maximum length by length, keeping the
+    refused value's first items.
+    """
+
+    name: str
+    keyword: str
+    limit: float
+    item: Any
+    # The distance between neighbouring values; None for numbers that have none.
+    step: float | None
+
+    @classmethod
+    def of(cls, name: str, declared: dict[str, Any], item: Any, served: Served) -> Cap | None:
+        """The cap to look for between ``item`` and the values of ``name`` served elsewhere,
+        toward the bound on ``item``'s side of them; None where there is none to look for."""
+        values = served.values(name)
+        if isinstance(item, str | list):
+            keyword = "maxLength" if isinstance(item, str) else "maxItems"
+            limit = declared.get(keyword)
+            shorter = any(type(v) is type(item) and len(v) < len(item) for v in values)
+            return cls(name, keyword, limit, item, 1) if _number(limit) and shorter else None
+        if not _number(item) or not math.isfinite(item):
+            return None
+        step = declared.get("multipleOf")
+        if not _number(step) or step <= 0:
+            integral = declared.get("type") == "integer" or isinstance(item, int)
+            step = 1 if integral else None
+        numbers = [v for v in values if _number(v)]
+        for keyword, inside in (("maximum", lambda v: v < item), ("minimum", lambda v: v > item)):
+            if _number(declared.get(keyword)) and any(map(inside, numbers)):
+                return cls(name, keyword, declared[keyword], item, step)
+        return None
+
+    def inside(self, refused: dict[str, Any], served: Served) -> list[dict[str, Any]]:
+        """``refused`` with the property set to values served elsewhere, inside its value, the
+        nearest first: where a bisection can start."""
+        here = self._position(self.item)
+        assert here is not None
+        found = {}
+        for value in served.values(self.name):
+            if isinstance(self.item, str | list):
+                value = self.item[: len(value)] if type(value) is type(self.item) else None
+            position = None if value is None else self._position(value)
+            if position is not None and position > here:
+                found[canonical(value)] = (position, value)
+        nearest = sorted(found.values(), key=lambda pair: pair[0])[:_INSIDE_TRIES]
+        return [{**refused, self.name: value} for _, value in nearest]
+
+    def between(self, served: Any, refused: Any) -> Any | None:
+        """The value halfway between a served one and a refused one; None once they are next
+        to each other (or within the tolerance): the bound is found."""
+        inner, outer = self._position(served), self._position(refused)
+        if inner is None or outer is None or inner - outer <= self._resolution(served):
+            return None
+        middle = (inner + outer) / 2
+        return self._value(middle if self.step is None else math.floor(middle))
+
+    def lies_between(self, value: Any, served: Any, refused: Any) -> bool:
+        """Whether ``value`` lies strictly between a served value and a refused one."""
+        here, inner, outer = map(self._position, (value, served, refused))
+        return None not in (here, inner, outer) and outer < here < inner  # type: ignore[operator]
+
+    def past(self, served: Any) -> Any:
+        """The first value beyond ``served``, away from the inside, that a bisection tells
+        apart from it."""
+        position = self._position(served)
+        assert position is not None
+        return self._value(position - self._resolution(served))
+
+    def said(self, served: Any) -> str:
+        """What the tool serves, in the schema's terms: "refuses above 50"."""
+        if self.keyword in ("maxLength", "maxItems"):
+            what = "characters" if isinstance(self.item, str) else "items"
+            return f"refuses more than {len(served)} {what}"
+        beyond = "above" if self.keyword == "maximum" else "below"
+        return f"refuses {beyond} {canonical(served)}"
+
+    @property
+    def declared(self) -> str:
+        return f"{self.keyword} {canonical(self.limit)}"
+
+    def _position(self, value: Any) -> float | None:
+        """How far ``value`` lies inside the declared bound, in steps (in the value's own units
+        for numbers without a step); None for a value of another kind or beyond the bound."""
+        if self.keyword in ("maxLength", "maxItems"):
+            distance: float = self.limit - len(value)
+        elif not _number(value):
+            return None
+        else:
+            distance = (self.limit - value) if self.keyword == "maximum" else (value - self.limit)
+            distance = distance if self.step is None else distance / self.step
+        return distance if distance >= 0 else None
+
+    def _value(self, position: float) -> Any:
+        if self.keyword in ("maxLength", "maxItems"):
+            return self.item[: int(self.limit - position)]
+        offset = position if self.step is None else position * self.step
+        value = self.limit - offset if self.keyword == "maximum" else self.limit + offset
+        integral = isinstance(self.item, int) and float(value).is_integer()
+        return int(value) if integral else value
+
+    def _resolution(self, served: Any) -> float:
+        """How near a served and a refused value must be for the bound to count as found: next
+        to each other, or, for numbers without a step, within the tolerance of their size."""
+        if self.step is not None:
+            return 1
+        return max(abs(float(self.limit)), abs(float(served)), 1.0) * _TOLERANCE
+
+
+def _number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _put(served: Served, value: dict[str, Any], name: str, item: Any) -> list[dict[str, Any]]:
