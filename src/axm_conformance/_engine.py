@@ -19,7 +19,7 @@ import random
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,7 @@ from axm_conformance._strategies import (
     invalid_inputs,
     is_valid_input,
     keywords_exercised,
+    structured_strings,
     valid_inputs,
     variations,
     without_local_constants,
@@ -97,6 +98,8 @@ _MOST_VARIED = 25
 # Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
 # and the other inputs it served that must refuse the value past it.
 _MOST_BISECTIONS = 24
+# A source's values that come before the strings built of its tokens: the tool's nearest.
+_NEAREST_HINTS = 16
 _CONFIRMATIONS = 2
 # Seconds between two progress reports, at most one per call.
 _PROGRESS_EVERY = 0.2
@@ -951,11 +954,12 @@ def _fuzz(
     with worker:
         try:
             schema = subject.input_schema
+            described = described_values(subject.description, schema)
             hints = Hints.of(
                 {
                     "worker-file": _worker_file_names(settings),
-                    "source-literal": subject.literals,
-                    "description": described_values(subject.description, schema),
+                    "source-literal": _with_structured(subject.literals),
+                    "description": _with_structured(described),
                 }
             )
             try:
@@ -1141,6 +1145,13 @@ def _substituted(
                 if validator.is_valid(candidate):
                     cases.append((candidate, label(text, name)))
     return cases
+
+
+def _with_structured(values: Sequence[str | int | float]) -> list[str | int | float]:
+    """A source's values with the strings built of its tokens (see structured_strings):
+    after its first values, the nearest to the tool, so that the placed inputs reach them."""
+    nearest = _NEAREST_HINTS
+    return [*values[:nearest], *structured_strings(values), *values[nearest:]]
 
 
 def _worker_file_names(settings: Settings) -> list[str]:

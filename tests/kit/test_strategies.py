@@ -30,6 +30,7 @@ from axm_conformance._strategies import (
     invalid_examples,
     invalid_inputs,
     keywords_of,
+    structured_strings,
     valid_inputs,
     variations,
 )
@@ -835,3 +836,22 @@ def test_a_described_value_is_placed_as_a_hint_of_its_source() -> None:
     placed = [e for e in hinted_inputs(schema, hints, 10) if e.source == "description"]
     assert [e.value for e in placed] == [{"command": "echo"}, {"command": "cat"}]
     assert "a value the tool's descriptions name" in placed[0].label
+
+
+def test_strings_are_built_of_a_tools_separators_and_words() -> None:
+    """A parser of key=value;... meets a chunk with two '=' and the other awkward shapes."""
+    built = structured_strings([";", "=", "mode", "fast", 3])
+    assert {"mode=fast;a=mode=fast", "mode=fast=a", "mode=;=fast", "mode=fast;", ";;mode="} <= set(
+        built
+    )
+    assert all(";" in text or "=" in text for text in built)
+    assert len(built) == len(set(built)) <= 48
+
+
+def test_separators_inside_a_literal_or_a_described_value_count_and_words_come_from_it() -> None:
+    built = structured_strings(["unit=cm;scale=2"])
+    assert "unit=cm;scale=unit=cm" in built
+
+
+def test_no_string_is_built_without_a_separator() -> None:
+    assert structured_strings(["hello", "world", 42]) == []
