@@ -15,7 +15,6 @@ import contextlib
 import dataclasses
 import json
 import math
-import random
 import re
 import time
 from collections import Counter
@@ -27,7 +26,6 @@ from typing import Any
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis.database import ExampleDatabase
-from hypothesis.errors import HypothesisException
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, Context, checks_for
@@ -70,8 +68,9 @@ from axm_conformance._strategies import (
     invalid_inputs,
     is_valid_input,
     keywords_exercised,
+    shrink_size,
+    smaller,
     structured_strings,
-    valid_inputs,
     variations,
     without_local_constants,
 )
@@ -186,9 +185,8 @@ class _Session:
     context: Context
     worker: Worker
     settings: Settings
-    valid: SearchStrategy[Any]
     invalid: SearchStrategy[Mutation]
-    # The valid inputs as Examples that name their source (what `valid` draws, with it).
+    # The valid inputs as Examples that name their source.
     drawn: SearchStrategy[Example]
     # Calls that hung or killed the worker, by feed: each feed gets its own allowance, so that
     # a tool that hangs on valid inputs is still probed (on a fresh worker) for the rest.
@@ -722,63 +720,73 @@ class _Session:
                 run, f"flaky: called again with the same input: {happened}; {found}"
             )
 
-    def shrink(self, run: _Run, seed: int) -> None:
-        """Replace the run's failure by the smallest input Hypothesis finds that still fails.
-
-        Only generated inputs shrink: probes run on chosen inputs, already small.
+    def shrink(self, run: _Run) -> None:
+        """Replace the run's failure by a smaller input that still fails the same way, shrunk
+        from it (see _strategies.smaller): one that the schema classes as before (valid, or
+        breaking it in the same places), whose call fails the check as severely and comes to
+        the same kind of end (the same exception, the same crash). At most as many calls as
+        the run had examples (20 at least), within the shrinking budget.
         """
         assert run.failure is not None
         feed = run.check.feed
-        deadline = time.monotonic() + _SHRINK_BUDGET
-        found: list[tuple[Call, tuple[Finding, ...]]] = []
-        # Shrink towards the same kind of finding: a failure must not shrink into a warning.
-        severe = _severe(run.failure[1])
-        # What each input tried came to, the failing one included: Hypothesis draws the same
-        # value again (and replays its answer at the end), and a call may cost a whole timeout.
-        tried: dict[str, tuple[Call, tuple[Finding, ...]] | None] = {
-            repr(run.failure[0].input): run.failure
-        }
-
-        def fails(case: Any) -> bool:
-            value, label = (case.value, _mutation_label(case)) if feed is INVALID else (case, "")
-            key = repr(value)
-            if key not in tried:
-                # Out of budget, every new candidate "passes": Hypothesis then stops shrinking.
-                if (
-                    time.monotonic() > min(deadline, self.deadline)
-                    or self.crashes.get(feed, 0) >= 2 * _MAX_CRASHES
-                ):
-                    return False
-                call = self.call(
-                    value, label, feed=feed, repeat=run.check.repeats, vary=run.check.varies
-                )
-                violations = self.violations(run.check, call)
-                matches = bool(violations) and (_severe(violations) or not severe)
-                tried[key] = (call, violations) if matches else None
-            failure = tried[key]
-            if failure is not None:
-                found.append(failure)
-            return failure is not None
-
-        chosen = hypothesis.settings(
-            max_examples=max(self.settings.examples, 20),
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
+        deadline = min(time.monotonic() + _SHRINK_BUDGET, self.deadline)
+        calls = max(self.settings.examples, 20)
+        failing, violations = run.failure
+        kind = self.failure_kind(failing, violations)
+        mistakes = self.mistakes(failing.input)
+        tried = {canonical_json(failing.input)}
+        current = failing.input
+        # A mutation's label names its mistake, which a shrunk input keeps; a valid input's
+        # names what it exercised, which it may not.
+        label = (
+            failing.label
+            if feed is INVALID or not failing.label
+            else (f"shrunk from: {failing.label}")
         )
-        # With the profile's example database, the minimal failing input is saved and found
-        # first by the next run (a reproduction); Hypothesis ignores the database when given a
-        # random generator, so the seed steers shrinking only where there is no database.
-        with contextlib.suppress(HypothesisException):
-            hypothesis.find(
-                self.invalid if feed is INVALID else self.valid,
-                fails,
-                settings=chosen,
-                random=None if chosen.database is not None else random.Random(seed),
-                database_key=f"axm-conformance {self.subject.ref} {run.check.id}".encode(),
-            )
-        if found and _size(found[-1][0].input) <= _size(run.failure[0].input):
-            run.failure = found[-1]
+        while True:
+            for candidate in smaller(current):
+                text = canonical_json(candidate)
+                if text in tried or shrink_size(candidate) >= shrink_size(current):
+                    continue
+                tried.add(text)
+                if self.mistakes(candidate) != mistakes:
+                    continue
+                if (
+                    not calls
+                    or time.monotonic() > deadline
+                    or self.crashes.get(feed, 0) >= (2 * _MAX_CRASHES)
+                ):
+                    return
+                calls -= 1
+                call = self.call(
+                    candidate, label, feed=feed, repeat=run.check.repeats,
+                    vary=run.check.varies,
+                )  # fmt: skip
+                found = self.violations(run.check, call)
+                if found and self.failure_kind(call, found) == kind:
+                    run.failure, current = (call, found), candidate
+                    break
+            else:
+                return
+
+    def mistakes(self, value: Any) -> frozenset[tuple[str, str]]:
+        """Where and how ``value`` breaks the tool's input schema: what a shrunk input must keep
+        (none, for a valid input; the same mistakes, for a mutation)."""
+        validator = self.context.validator(self.subject.input_schema)
+        return frozenset(
+            (error.json_path, str(error.validator)) for error in validator.iter_errors(value)
+        )
+
+    def failure_kind(self, call: Call, violations: tuple[Finding, ...]) -> tuple[bool, str]:
+        """What a smaller input's failure must share with the one found: as severe, and the
+        same end of the call (the same exception raised, the same crash, a result)."""
+        observation = call.observation
+        end: str = observation.status
+        if observation.exception is not None:
+            end = f"raised {observation.exception.qualified_name}"
+        elif observation.crash_kind:
+            end = f"crashed {observation.crash_kind}"
+        return _severe(violations), end
 
 
 def _severe(violations: tuple[Finding, ...]) -> bool:
@@ -963,7 +971,7 @@ def _fuzz(
                 }
             )
             try:
-                valid, boundary = valid_inputs(schema, hints), boundary_inputs(schema)
+                boundary = boundary_inputs(schema)
                 invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
                 drawn = generated_inputs(schema, hints)
                 placed = hinted_inputs(schema, hints, settings.examples)
@@ -974,7 +982,7 @@ def _fuzz(
             if subject.call_style == "dict":
                 mutations = [*mutations, *_not_objects()]
             discarded_before = discarded_count(schema)
-            session = _Session(subject, runs, context, worker, settings, valid, invalid, drawn)
+            session = _Session(subject, runs, context, worker, settings, invalid, drawn)
             session.progress = progress
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
@@ -1007,7 +1015,7 @@ def _fuzz(
                 if run.failure is not None and run.check.feed.fuzzed:
                     session.phase = f"shrinking {run.check.id}"
                     shrinking = time.perf_counter()
-                    session.shrink(run, seed)
+                    session.shrink(run)
                     if not run.check.repeats:  # a check that repeats compares two calls itself
                         session.reproduce(run)
                         if run.failure is not None:

@@ -63,6 +63,8 @@ from axm_conformance._strategies._hints import SOURCES, Example, HintPools, Hint
 from axm_conformance._strategies._json import Strategy, canonical
 from axm_conformance._strategies._mutations import MUTATION_KINDS, Mutation, Mutations
 from axm_conformance._strategies._placement import placed
+from axm_conformance._strategies._shrink import size as shrink_size
+from axm_conformance._strategies._shrink import smaller
 from axm_conformance._strategies._tokens import structured_strings
 from axm_conformance._strategies._valid import ValidInputs
 from axm_conformance._strategies._variations import Cap, Served, Variation, variations_of
@@ -89,6 +91,8 @@ __all__ = [
     "is_valid_input",
     "keywords_exercised",
     "keywords_of",
+    "shrink_size",
+    "smaller",
     "structured_strings",
     "valid_inputs",
     "variations",
