@@ -56,8 +56,6 @@ def _schema_digest(schema: Any) -> str | None:
 
 
 # Outcomes whose first message is the reason the check judged nothing.
-_UNJUDGED = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
-_FAILING = (Status.FAILED, Status.ERROR)
 
 
 def unloadable_record(ref: str, error: str) -> dict[str, Any]:
@@ -70,7 +68,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
     subject = tool.subject
     messages = list(outcome.messages)
     failure = None
-    if outcome.status in (Status.FAILED, Status.WARNING, Status.ERROR):
+    if outcome.status.failing or outcome.status is Status.WARNING:
         failure = {
             "summary": messages[0] if messages else "",
             "messages": messages,
@@ -98,7 +96,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "id": outcome.check_id,
             "title": outcome.title,
             "outcome": outcome.status.value,
-            "reason": messages[0] if outcome.status in _UNJUDGED else None,
+            "reason": messages[0] if outcome.status.unjudged else None,
             "notes": messages if outcome.status is Status.PASSED else [],
             "examples": outcome.examples,
             "invalid_inputs": outcome.invalid_inputs,
@@ -164,7 +162,7 @@ def certificate(
             "inconclusive": sum(tool["verdict"] == "inconclusive" for tool in listed),
             "partial": sum(tool["partial"] for tool in listed),
             "failed_checks": sum(
-                check["outcome"] in _FAILING for tool in listed for check in tool["checks"]
+                Status(check["outcome"]).failing for tool in listed for check in tool["checks"]
             ),
             "warnings": sum(
                 check["outcome"] == "warning" for tool in listed for check in tool["checks"]
@@ -219,7 +217,7 @@ def summary_markdown(document: dict[str, Any]) -> str:
             + (f" ({check['outcome']})" if check["outcome"] != Status.FAILED else "")
             + f": {_cell(check['failure']['summary'] if check['failure'] else check['reason'])}"
             for check in tool["checks"]
-            if check["outcome"] in (*_FAILING, Status.INCONCLUSIVE, Status.NOT_RUN)
+            if Status(check["outcome"]).failing or Status(check["outcome"]).unsettled
         ]
         verdict = verdict_line(tool)
         if not tool["certified"]:
@@ -273,7 +271,7 @@ def baseline_of(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     failures = sorted(
         (record["tool"]["key"], record["check"]["id"], record["check"]["failure"]["summary"])
         for record in records
-        if record["check"]["outcome"] in _FAILING
+        if Status(record["check"]["outcome"]).failing
     )
     return {
         "known_failures": [

@@ -45,6 +45,21 @@ class Status(enum.StrEnum):
     INCONCLUSIVE = "inconclusive"
     ERROR = "error"
 
+    @property
+    def failing(self) -> bool:
+        """A failure of the tool: failed, or an error the tool caused."""
+        return self in (Status.FAILED, Status.ERROR)
+
+    @property
+    def unsettled(self) -> bool:
+        """It applies, and judged nothing: the verdict cannot be a certification."""
+        return self in (Status.NOT_RUN, Status.INCONCLUSIVE)
+
+    @property
+    def unjudged(self) -> bool:
+        """Nothing was judged: it does not apply, or it is unsettled (a skip, in pytest)."""
+        return self is Status.SKIPPED or self.unsettled
+
 
 class Severity(enum.StrEnum):
     """What a finding means for the tool: a failure, a warning (a failure only in a strict run),
@@ -126,19 +141,15 @@ class Verdict:
         return self.verdict == "certified" and not self.partial
 
 
-_FAILING = frozenset({Status.FAILED, Status.ERROR})
-_UNSETTLED = frozenset({Status.NOT_RUN, Status.INCONCLUSIVE})
-
-
 def verdict(statuses: Iterable[tuple[str, Status | str]], registered: Iterable[str]) -> Verdict:
     """The verdict from each check's (id, status), given the ids of every registered check."""
     ran = {check_id: Status(status) for check_id, status in statuses}
     ended = set(ran.values())
     return Verdict(
         verdict="failed"
-        if ended & _FAILING
+        if any(status.failing for status in ended)
         else "inconclusive"
-        if ended & _UNSETTLED
+        if any(status.unsettled for status in ended)
         else "certified",
         not_run=tuple(check_id for check_id in registered if check_id not in ran),
     )

@@ -664,8 +664,6 @@ def _baseline(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], s
 
 # How an outcome shows in pytest: not a pass where the check did not judge, a failure where
 # the run could not finish it because of the tool.
-_SKIPS = frozenset({Status.SKIPPED, Status.NOT_RUN, Status.INCONCLUSIVE})
-_FAILS = frozenset({Status.FAILED, Status.ERROR})
 
 
 class ConformanceItem(KitItem):
@@ -700,16 +698,16 @@ class ConformanceItem(KitItem):
         self.axm_record = item_record(report, outcome, plugin.settings)
         known = plugin.baseline.get((self.key, self.check.id))
         if known is not None:
-            if outcome.status in _FAILS:
+            if outcome.status.failing:
                 pytest.xfail(f"known failure (baseline): {known}")
             raise CheckFailed(
                 f"{self.check.id}: stale baseline entry: the baseline lists this check of "
                 f"{self.key} as a known failure ({known}), but it is now {outcome.status}; "
                 "remove the entry"
             )
-        if outcome.status in _SKIPS:
+        if outcome.status.unjudged:
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
-        if outcome.status in _FAILS:
+        if outcome.status.failing:
             raise CheckFailed(format_failure(report, outcome, self.plugin.settings))
         if outcome.status is Status.WARNING:
             text = format_failure(report, outcome, self.plugin.settings)
