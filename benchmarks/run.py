@@ -5,7 +5,7 @@ Run with the project's interpreter::
     python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
-Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable|sandbox``
+Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink``
 (repeatable);
 ``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
 shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
@@ -60,6 +60,11 @@ a test: no figure is asserted, it is printed (a table) and written to ``benchmar
    of figure 4 at ``-n 2`` and on the MCP tool of figure 7: what containing every tool costs.
 
 The script is importable (``import run`` from ``benchmarks/``): nothing runs on import.
+10. **Shrinking** (``shrinking.py``): the calls shrinking makes on every failing per-call check
+    of the zoo of figure 4, shrinking from the failure found (the kit) against a fresh
+    Hypothesis search for a failing input (its way before), in this process, at
+    ``--axm-examples=30``; with the size of the inputs reported and how many ended another way
+    than the failure found. Counted, not timed: repeats do not apply.
 """
 
 from __future__ import annotations
@@ -88,6 +93,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+import shrinking
 
 __all__ = [
     "BENCH_TOOLS",
@@ -1180,7 +1187,14 @@ def _sandbox_lines(results: dict[str, Any]) -> Iterator[str]:
 
 
 def table(results: dict[str, Any]) -> str:
-    return "\n".join([*_lines(results), *_portable_lines(results), *_sandbox_lines(results)])
+    return "\n".join(
+        [
+            *_lines(results),
+            *_portable_lines(results),
+            *_sandbox_lines(results),
+            *shrinking.lines(results),
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1196,7 +1210,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox"),
+        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox", "shrink"),
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1230,7 +1244,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
     wanted = set(
-        args.only or ("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox")
+        args.only
+        or ("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox", "shrink")
     )
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
@@ -1281,6 +1296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "sandbox" in wanted:
             _log(f"9. sandbox / off: {len(tools)} tools, the zoo, MCP")
             results["sandbox"] = measure_sandbox(tools, refs, repeats, workdir)
+        if "shrink" in wanted:
+            _log(f"10. shrinking from the failure found / a fresh search: {len(refs)} tools")
+            results["shrinking"] = shrinking.measure(refs)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,

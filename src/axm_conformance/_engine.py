@@ -962,14 +962,7 @@ def _fuzz(
     with worker:
         try:
             schema = subject.input_schema
-            described = described_values(subject.description, schema)
-            hints = Hints.of(
-                {
-                    "worker-file": _worker_file_names(settings),
-                    "source-literal": _with_structured(subject.literals),
-                    "description": _with_structured(described),
-                }
-            )
+            hints = hints_for(subject, settings)
             try:
                 boundary = boundary_inputs(schema)
                 invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
@@ -1153,6 +1146,18 @@ def _substituted(
                 if validator.is_valid(candidate):
                     cases.append((candidate, label(text, name)))
     return cases
+
+
+def hints_for(subject: SubjectInfo, settings: Settings) -> Hints:
+    """The values likely to reach the tool's domain, by source (see _strategies.Hints)."""
+    described = described_values(subject.description, subject.input_schema)
+    return Hints.of(
+        {
+            "worker-file": _worker_file_names(settings),
+            "source-literal": _with_structured(subject.literals),
+            "description": _with_structured(described),
+        }
+    )
 
 
 def _with_structured(values: Sequence[str | int | float]) -> list[str | int | float]:
