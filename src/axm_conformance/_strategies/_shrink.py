@@ -5,9 +5,8 @@ input may come back with another defect, or none, after many calls. Many failure
 a value it never drew (a boundary example, a hint put in place, a variation, an input saved by
 an earlier run). So the engine shrinks the value itself, from the failing one: each step offers
 candidates one cut smaller (a property or an item left out, a string or an array halved or a
-piece dropped, a number brought toward zero, ``true`` made ``false``), the biggest cuts first;
-the engine keeps the first that its schema still classes as before and that fails the same way,
-and stops when none does. Every candidate is smaller in one strict order (:func:`size`), so
+piece dropped, a number brought toward zero), the biggest cuts first; the engine keeps the first
+that its schema still classes as before and that fails the same way, and stops when none does. Every candidate is smaller in one strict order (:func:`size`), so
 shrinking ends.
 """
 
@@ -44,8 +43,7 @@ def smaller(value: Any) -> Iterator[Any]:
     elif isinstance(value, str):
         yield from _smaller_sequence(value)
     elif isinstance(value, bool):
-        if value:
-            yield False
+        return  # either is as simple as the other
     elif isinstance(value, int):
         yield from dict.fromkeys(v for v in (0, int(value / 2), value - _sign(value)) if v != value)
     elif isinstance(value, float) and math.isfinite(value):
