@@ -97,6 +97,8 @@ _MOST_VARIED = 25
 # Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
 # and the other inputs it served that must refuse the value past it.
 _MOST_BISECTIONS = 24
+# The values inside a bound found that must be served too for it to be a cap.
+_CAP_RANGE = 2
 # A source's values that come before the strings built of its tokens: the tool's nearest.
 _NEAREST_HINTS = 16
 _CONFIRMATIONS = 2
@@ -253,7 +255,9 @@ class _Session:
 
     def vary(self, value: Any) -> tuple[Varied, ...]:
         """Call the variations of a refused valid input, and, for each one served, the inputs
-        that confirm the refusal, until one of them is served (see _strategies.variations)."""
+        that confirm the refusal, until one of them is served (see _strategies.variations); or,
+        for a value served further inside a declared bound, look for the bound the tool serves
+        (find_cap)."""
         found: list[Varied] = []
         for variation in variations(self.subject.input_schema, value, self.served):
             if variation.cap is not None and any(
@@ -316,6 +320,12 @@ class _Session:
                 good, served = middle, answer
             else:
                 bad = middle
+        # A bound that ends a range served, not a value served among refused ones (a status
+        # code the tool knows among the codes it does not).
+        for inner in cap.within(good, _CAP_RANGE):
+            calls += 1
+            if not self.subject.result.served(self.observe({**refused, cap.name: inner}, VALID)[0]):
+                return None
         past = cap.past(good)
         self.capped[cap.name] = (good, past)
         here = {**refused, cap.name: good}

@@ -795,11 +795,19 @@ def test_no_cap_is_looked_for_without_a_served_value_inside_or_a_declared_bound(
 
 
 def test_the_start_is_the_served_value_nearest_the_refused_one() -> None:
-    served = _served({"n": 3}, {"n": 40}, {"n": 90}, {"n": 60})
+    served = _served({"n": 3}, {"n": 40}, {"n": 60})
     cap = Cap.of("n", _CAPPED["properties"]["n"], 80, served)
     assert cap is not None
     assert cap.inside({"n": 80}, served) == [{"n": 60}, {"n": 40}]
     assert cap.lies_between(70, 60, 80) and not cap.lies_between(85, 60, 80)
+    assert cap.within(50, 2) == [49, 48] and cap.past(50) == 51
+
+
+def test_a_value_past_the_refused_one_served_rules_a_cap_out() -> None:
+    """A tool that knows the codes 200, 404 and 500 refuses 450 for its domain, not a cap."""
+    served = _served({"n": 200}, {"n": 404}, {"n": 500})
+    assert Cap.of("n", {"type": "integer", "maximum": 599}, 450, served) is None
+    assert Cap.of("n", {"type": "integer", "maximum": 599}, 550, served) is not None
 
 
 @pytest.mark.parametrize(

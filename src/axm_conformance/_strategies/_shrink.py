@@ -6,8 +6,8 @@ a value it never drew (a boundary example, a hint put in place, a variation, an 
 an earlier run). So the engine shrinks the value itself, from the failing one: each step offers
 candidates one cut smaller (a property or an item left out, a string or an array halved or a
 piece dropped, a number brought toward zero), the biggest cuts first; the engine keeps the first
-that its schema still classes as before and that fails the same way, and stops when none does. Every candidate is smaller in one strict order (:func:`size`), so
-shrinking ends.
+that its schema still classes as before and that fails the same way, and stops when none does.
+Every candidate kept is smaller in one strict order (:func:`size`), so shrinking ends.
 """
 
 from __future__ import annotations

@@ -219,11 +219,13 @@ class Cap:
         """The cap to look for between ``item`` and the values of ``name`` served elsewhere,
         toward the bound on ``item``'s side of them; None where there is none to look for."""
         values = served.values(name)
+        # A cap refuses everything past it: a value past ``item`` served anywhere rules one out.
         if isinstance(item, str | list):
             keyword = "maxLength" if isinstance(item, str) else "maxItems"
             limit = declared.get(keyword)
-            shorter = any(type(v) is type(item) and len(v) < len(item) for v in values)
-            return cls(name, keyword, limit, item, 1) if _number(limit) and shorter else None
+            lengths = [len(v) for v in values if type(v) is type(item)]
+            beyond = bool(lengths) and max(lengths) < len(item)
+            return cls(name, keyword, limit, item, 1) if _number(limit) and beyond else None
         if not _number(item) or not math.isfinite(item):
             return None
         step = declared.get("multipleOf")
@@ -231,8 +233,10 @@ class Cap:
             integral = declared.get("type") == "integer" or isinstance(item, int)
             step = 1 if integral else None
         numbers = [v for v in values if _number(v)]
-        for keyword, inside in (("maximum", lambda v: v < item), ("minimum", lambda v: v > item)):
-            if _number(declared.get(keyword)) and any(map(inside, numbers)):
+        if not numbers:
+            return None
+        for keyword, past in (("maximum", max(numbers) < item), ("minimum", min(numbers) > item)):
+            if _number(declared.get(keyword)) and past:
                 return cls(name, keyword, declared[keyword], item, step)
         return None
 
@@ -264,6 +268,15 @@ class Cap:
         """Whether ``value`` lies strictly between a served value and a refused one."""
         here, inner, outer = map(self._position, (value, served, refused))
         return None not in (here, inner, outer) and outer < here < inner  # type: ignore[operator]
+
+    def within(self, served: Any, steps: int) -> list[Any]:
+        """The ``steps`` values next to ``served`` further inside, the nearest first: served
+        too where ``served`` ends a range the tool serves, as a cap's is."""
+        position = self._position(served)
+        assert position is not None
+        resolution = self._resolution(served)
+        found = [self._value(position + resolution * (n + 1)) for n in range(steps)]
+        return [value for value in found if self._position(value) is not None]
 
     def past(self, served: Any) -> Any:
         """The first value beyond ``served``, away from the inside, that a bisection tells
