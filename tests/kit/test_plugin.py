@@ -632,7 +632,8 @@ def test_validators_are_certified_per_keyword(pytester: pytest.Pytester) -> None
         [
             "FAILED zoo_validators:max_length_in_bytes[[]maxLength[]]::suite*",
             "FAILED zoo_validators:max_length_in_bytes[[]maxLength[]]::differential*",
-            '  schema:     {"maxLength": 1, "type": "string"}',
+            # Shrunk within a time budget: how far depends on the machine's load.
+            '  schema:     {"maxLength": 1*',
             "Reproduce with:",
         ]
     )

@@ -45,7 +45,10 @@ def smaller(value: Any) -> Iterator[Any]:
     elif isinstance(value, bool):
         return  # either is as simple as the other
     elif isinstance(value, int):
-        yield from dict.fromkeys(v for v in (0, int(value / 2), value - _sign(value)) if v != value)
+        # Zero, then ever smaller steps toward it (a half, a quarter, ... one): a failure that
+        # begins at a threshold is found in as many steps as the number has bits.
+        steps = (abs(value) >> shift for shift in range(1, abs(value).bit_length() + 1))
+        yield from dict.fromkeys([0, *(value - _sign(value) * step for step in steps if step)])
     elif isinstance(value, float) and math.isfinite(value):
         halves = (0.0, float(math.trunc(value)), value / 2)
         yield from dict.fromkeys(v for v in halves if v != value)
