@@ -301,7 +301,8 @@ class _Session:
         """The bound the tool serves, when it refuses ``refused`` and serves it with ``cap``'s
         property set to a value further ``inside``: found by bisection between the two; then
         the first value past it is put into other inputs it served, which must be refused too.
-        None when the bound is not found within the calls allowed."""
+        None when the bound is not found within the calls allowed, or does not end a range of
+        values served."""
         schema = self.subject.input_schema
         calls = 0
         good, bad = inside[cap.name], refused[cap.name]
@@ -323,8 +324,11 @@ class _Session:
         # A bound that ends a range served, not a value served among refused ones (a status
         # code the tool knows among the codes it does not).
         for inner in cap.within(good, _CAP_RANGE):
+            probe = {**refused, cap.name: inner}
+            if not is_valid_input(schema, probe):
+                continue  # past the schema's other bound: the range is all there is
             calls += 1
-            if not self.subject.result.served(self.observe({**refused, cap.name: inner}, VALID)[0]):
+            if not self.subject.result.served(self.observe(probe, VALID)[0]):
                 return None
         past = cap.past(good)
         self.capped[cap.name] = (good, past)
