@@ -41,14 +41,15 @@ def test_the_manifest_states_a_verdict_that_agrees_with_the_failing_checks() -> 
             assert entry.get("warns"), entry["ref"]
 
 
-# A hostile tool is certified at the first seed only, each way: what is tested is that the kit
-# survives it (test_hostile certifies them all again, in one run each way), and each of its runs
+# A hostile tool is certified here once, at the first seed, Linux's way: what is tested is that
+# the kit survives it, and test_hostile certifies them all again, in one run each way (the
+# portable way, and without the sandbox), holding each to its listed failures; each of its runs
 # costs whole timeouts.
 ZOO_RUNS = [
     (entry, seed, way)
     for entry in MANIFEST
     for seed, way in RUNS
-    if seed == SEED or not entry.get("hostile")
+    if not entry.get("hostile") or (seed, way) == RUNS[0]
 ]
 
 
