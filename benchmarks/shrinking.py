@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Verbosity
 from hypothesis.errors import HypothesisException
 
 from axm_conformance import _engine, check_tool
-from axm_conformance._strategies import valid_inputs
+from axm_conformance._strategies import shrink_size, valid_inputs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES = 30
@@ -74,7 +74,7 @@ def fresh_search(session: Any, run: Any) -> None:
     )
     with contextlib.suppress(HypothesisException):
         hypothesis.find(strategy, fails, settings=chosen, random=random.Random(BASE_SEED))
-    if found and _engine._size(found[-1][0].input) <= _engine._size(run.failure[0].input):
+    if found and shrink_size(found[-1][0].input) <= shrink_size(run.failure[0].input):
         run.failure = found[-1]
 
 
@@ -92,7 +92,7 @@ def counted(shrink: Callable[..., None], records: list[dict[str, Any]]) -> Itera
                 "tool": session.subject.ref,
                 "check": run.check.id,
                 "calls": session.calls - before,
-                "size": _engine._size(run.failure[0].input),
+                "size": shrink_size(run.failure[0].input)[0],
                 "same_kind": session.failure_kind(*run.failure) == kind,
             }
         )

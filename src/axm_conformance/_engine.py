@@ -808,10 +808,6 @@ def _severe(violations: tuple[Finding, ...]) -> bool:
     return any(violation.severe for violation in violations)
 
 
-def _size(value: Any) -> int:
-    return len(repr(value))
-
-
 def _mutation_label(mutation: Mutation) -> str:
     return f"invalid input, {mutation.kind}: {mutation.detail}"
 
