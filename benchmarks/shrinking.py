@@ -23,7 +23,8 @@ import hypothesis
 from hypothesis import HealthCheck, Verbosity
 from hypothesis.errors import HypothesisException
 
-from axm_conformance import _engine, check_tool
+from axm_conformance import check_tool
+from axm_conformance._engine import _session as _engine
 from axm_conformance._strategies import shrink_size, valid_inputs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -74,6 +74,9 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "messages": messages,
             "input": outcome.input if outcome.has_input else None,
             "input_label": outcome.input_label,
+            "before": [
+                {"tool": ref, "name": name, "input": value} for ref, name, value in outcome.before
+            ],
             "report": format_failure(tool, outcome, settings),
         }
     distribution = subject.distribution

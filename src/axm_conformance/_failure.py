@@ -111,30 +111,40 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     evidence = outcome.evidence
     if evidence is None or not call or not evidence.callable_by_hand:
         return lines
-    if any(name in reproduced for name in _WORKER_ONLY):
+    # The tools of a server called one after another share its session only in the kit's
+    # worker: a load_tool each would start a server each.
+    shared = bool(evidence.before) and not tool.subject.offers("in-process")
+    if shared or any(name in reproduced for name in _WORKER_ONLY):
         arguments = [repr(tool.subject.ref), f"checks={(outcome.check_id,)!r}"]
         arguments.append(f"seed={tool.seed}")
         arguments += [f"{name}={value!r}" for name, value in reproduced.items()]
+        worker = (
+            "the kit's worker makes the calls before it on the same server"
+            if shared
+            else "contained as the run was: a call in this process (load_tool) would not be"
+        )
         snippet = [
             "from axm_conformance import check_tool",
             f"report = check_tool({', '.join(arguments)})",
             f"(found,) = [found for found in report.tools if found.key == {tool.key!r}]",
             f"outcome = found.outcome({outcome.check_id!r})",
             r"print(outcome.status, outcome.input, *outcome.messages, sep='\n')",
-            "# through the kit's worker, contained as the run was: a call in this process "
-            "(load_tool) would not be",
+            f"# through the kit's worker: {worker}",
         ]
     else:
         protocol = reproduced.get("protocol")
-        loaded = repr(tool.subject.ref) + (f", protocol={protocol!r}" if protocol else "")
-        # Printed, so that the snippet shows the result when pasted into a script.
-        statement = f"print({call.format(input=repr(evidence.input))})"
+        chosen = f", protocol={protocol!r}" if protocol else ""
         snippet = ["import asyncio"] if "asyncio." in call else []
+        snippet.append("from axm_conformance import load_tool")
+        # The tools of one module share its state in this process, as in the run's worker.
+        for ref, _, value in evidence.before:
+            snippet.append(f"tool = load_tool({ref!r}{chosen})")
+            snippet.append(f"print({call.format(input=repr(value))})")
         uncontained = "outside the sandbox the run had, " if settings.contained else ""
+        # Printed, so that the snippet shows the result when pasted into a script.
         snippet += [
-            "from axm_conformance import load_tool",
-            f"tool = load_tool({loaded})",
-            statement,
+            f"tool = load_tool({tool.subject.ref!r}{chosen})",
+            f"print({call.format(input=repr(evidence.input))})",
             f"# uncontained, in this process: {uncontained}as you, in the current directory, "
             "with no timeout or memory limit; the pytest command runs it contained, as the run "
             "did",
@@ -151,6 +161,10 @@ def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> st
         f"{outcome.check_id}: {outcome.title}",
         f"  tool:     {subject.name!r} ({subject.protocol}) from {subject.ref}",
     ]
+    for number, (_, name, value) in enumerate(outcome.before, 1):
+        shown = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        lead = "  after:   " if number == 1 else "           "
+        lines.append(f"{lead} {number}. {elided(f'{name}({shown})')}")
     if outcome.has_input:
         shown = json.dumps(outcome.input, ensure_ascii=False, sort_keys=True)
         lines.append(f"  input:    {elided(shown)}")

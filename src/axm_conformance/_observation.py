@@ -24,10 +24,12 @@ __all__ = [
     "Observation",
     "ParameterInfo",
     "Policy",
+    "Reading",
     "ResultFacts",
     "ResultModel",
     "ServerFacts",
     "SideEffect",
+    "Step",
     "SubjectInfo",
     "Varied",
     "canonical_json",
@@ -295,6 +297,31 @@ class SubjectInfo:
         return capability in self.capabilities
 
     @property
+    def home(self) -> str:
+        """Where the tool comes from, as far as its world goes: its server (the reference of
+        an MCP server's tools, without the tool's key), else the package it is published in,
+        else its module; "" when none is known. The tools of one home share a world, and are
+        explored together."""
+        if self.server is not None:
+            return ""
+        if not self.offers("in-process"):
+            return self.ref.rpartition("[")[0] if self.ref.endswith("]") else ""
+        if self.distribution is not None:
+            return f"package {self.distribution[0]}"
+        module, colon, _ = self.ref.partition(":")
+        plain = colon and not self.ref.startswith(("entry-point:", "pickle:"))
+        return f"module {module}" if plain else ""
+
+    def shares_home(self, other: SubjectInfo) -> bool:
+        """Whether ``other`` is another tool of this tool's home (see home)."""
+        return (
+            other.ref != self.ref
+            and other.kind == "tool"
+            and bool(self.home)
+            and other.home == self.home
+        )
+
+    @property
     def needs_network(self) -> bool:
         """Whether the tool declares it may reach the network: axio access that is external
         (or of an unknown kind), an MCP tool whose openWorldHint is not false (MCP's default
@@ -426,6 +453,32 @@ class Varied:
 
 
 @dataclass(frozen=True)
+class Step:
+    """A call of another tool of the same server or package, made to prepare the world of the
+    call judged: which tool (its reference and name), with what input."""
+
+    ref: str
+    name: str
+    input: Any
+
+    def __str__(self) -> str:
+        return f"{self.name}({canonical_json(self.input)})"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a read-only tool of the same server returned (the fingerprint of its result, and a
+    preview) after the call judged, and after that call was made once more: the state the
+    call left, as another tool sees it."""
+
+    observer: Step
+    once: str
+    twice: str
+    once_preview: str
+    twice_preview: str
+
+
+@dataclass(frozen=True)
 class Call:
     """An input and its observation, as the per-call checks receive them."""
 
@@ -437,6 +490,10 @@ class Call:
     trace: Any = None  # what a probe recorded, for the probe checks
     # A refused valid input's variations, one change each, and what became of them.
     variations: tuple[Varied, ...] = ()
+    # The calls of other tools made just before, in order (a sequence that prepared its world).
+    before: tuple[Step, ...] = ()
+    # What read-only tools of the same server returned after the call and after it again.
+    world: tuple[Reading, ...] = ()
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

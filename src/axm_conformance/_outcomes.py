@@ -80,6 +80,9 @@ class Evidence:
     label: str = ""
     traceback: str = ""
     callable_by_hand: bool = True
+    # The calls of other tools made before it, in order, that a reproduction makes first:
+    # (reference, name, input) each.
+    before: tuple[tuple[str, str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,12 @@ class Outcome:
     def input_label(self) -> str:
         return "" if self.evidence is None else self.evidence.label
 
+    @property
+    def before(self) -> tuple[tuple[str, str, Any], ...]:
+        """The calls of other tools made before the input's, in order: (reference, name,
+        input) each."""
+        return () if self.evidence is None else self.evidence.before
+
 
 @dataclass(frozen=True)
 class ToolReport:

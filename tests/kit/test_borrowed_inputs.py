@@ -15,7 +15,8 @@ from hypothesis import settings
 from hypothesis.internal.constants_ast import is_local_module_file
 
 import axm_conformance
-from axm_conformance import _engine, check_tool
+from axm_conformance import check_tool
+from axm_conformance._engine import _session as _engine
 
 pytestmark = pytest.mark.slow
 

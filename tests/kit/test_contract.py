@@ -22,7 +22,7 @@ import pytest
 
 import zoo_plain
 from axm_conformance._checks import CHECKS, Check, Context
-from axm_conformance._engine import _MAX_CRASHES
+from axm_conformance._engine._session import _MAX_CRASHES
 from axm_conformance.protocols import protocol_for, registered
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance"

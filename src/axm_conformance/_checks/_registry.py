@@ -74,7 +74,10 @@ class Check:
     capabilities a tool's protocol must offer for the check to apply. A check's ``subject`` is
     one tool, or a server of tools as a whole (an MCP server's handshake, listing, shutdown).
     A check that ``varies`` gets, for each valid input the tool refused, the calls of its
-    variations (see :func:`axm_conformance._strategies.variations`).
+    variations (see :func:`axm_conformance._strategies.variations`). A check that
+    ``reads_world`` gets, for a few calls made after other tools of the tool's server or package
+    prepared its world, what the read-only ones among them return after the call and after it
+    again (``Call.world``).
     """
 
     id: str
@@ -89,6 +92,7 @@ class Check:
     requires: tuple[str, ...] = ()
     subject: Literal["tool", "server"] = "tool"
     varies: bool = False
+    reads_world: bool = False
 
     @property
     def per_call(self) -> bool:
@@ -156,6 +160,7 @@ def check(
     requires: tuple[str, ...] = (),
     subject: Literal["tool", "server"] = "tool",
     varies: bool = False,
+    reads_world: bool = False,
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title."""
 
@@ -181,6 +186,7 @@ def check(
             requires=requires,
             subject=subject,
             varies=varies,
+            reads_world=reads_world,
         )
         return function
 

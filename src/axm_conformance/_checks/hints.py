@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
-from axm_conformance._observation import Call, SubjectInfo, canonical_json
+from axm_conformance._observation import Call, Reading, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, not_run
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import can_cut_off
@@ -68,12 +68,19 @@ def _said(changes: Iterable[Change]) -> str:
     applies=_declares("readOnlyHint", True),
     considers=("returned",),
     requires=("behaviour-hints",),
+    reads_world=True,
 )
 def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A tool that declares itself read-only changes nothing in its working directory."""
+    """A tool that declares itself read-only changes nothing: its working directory, nor what
+    the other read-only tools of its server return."""
     changes = _changed(call)
     if changes:
         yield f"declares readOnlyHint, yet the call {_said(changes)}"
+    for reading in _changed_readings(call):
+        yield (
+            f"declares readOnlyHint, yet the same call made again changed what "
+            f"{reading.observer} returns{_from_to(reading)}"
+        )
 
 
 @check(
@@ -103,16 +110,31 @@ def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context)
     considers=("returned",),
     repeats=True,
     requires=("behaviour-hints",),
+    reads_world=True,
 )
 def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A tool that declares itself idempotent leaves the same state when a call is repeated."""
-    again = call.repeat
+    """A tool that declares itself idempotent leaves the same state when a call is repeated:
+    its working directory, and what the read-only tools of its server return."""
     first = call.observation.result
-    if again is None or again.result is None or first is None:
-        return
-    if again.result.state != first.state:
-        changes = _said(again.result.changes) or "changed its working directory"
+    again = call.repeat.result if call.repeat is not None else None
+    if again is not None and first is not None and again.state != first.state:
+        changes = _said(again.changes) or "changed its working directory"
         yield f"declares idempotentHint, yet the same call made again {changes}"
+    for reading in _changed_readings(call):
+        yield (
+            f"declares idempotentHint, yet the same call made again changed what "
+            f"{reading.observer} returns{_from_to(reading)}"
+        )
+
+
+def _changed_readings(call: Call) -> list[Reading]:
+    """The read-only tools that returned something else after the call made again (only those
+    that returned the same twice after the call once: see the engine's read_world)."""
+    return [reading for reading in call.world if reading.once != reading.twice]
+
+
+def _from_to(reading: Reading) -> str:
+    return f": {reading.once_preview} after the call once, {reading.twice_preview} after it twice"
 
 
 def _closed_world(subject: SubjectInfo) -> str | Finding | None:

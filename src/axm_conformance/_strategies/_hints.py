@@ -22,18 +22,20 @@ __all__ = [
 ]
 
 # Where an input's values came from: deterministic edge cases ("boundary"), the hints
-# ("worker-file", "source-literal", "description", "schema-example"), or Hypothesis alone
+# ("tool-output": what other tools of its server or package returned or were given;
+# "worker-file", "source-literal", "description", "schema-example"), or Hypothesis alone
 # ("generated"). An input that draws on several hints counts under the first of them in this
 # order.
 SOURCES: Final = (
     "boundary",
+    "tool-output",
     "worker-file",
     "source-literal",
     "description",
     "schema-example",
     "generated",
 )
-HINT_SOURCES: Final = SOURCES[1:5]
+HINT_SOURCES: Final = SOURCES[1:6]
 
 # Keywords whose values are values of the schema's instances, not schema.
 _NAMING: Final = frozenset({"examples", "default", "const", "enum"})

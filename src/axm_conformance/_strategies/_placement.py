@@ -15,6 +15,7 @@ __all__ = ["placed"]
 
 # What the label of a placed hint says about its source.
 _HINT_NOTES: Final = {
+    "tool-output": "a value another tool of its home returned or was given",
     "worker-file": "a file in the working directory",
     "source-literal": "a literal in the tool's source",
     "description": "a value the tool's descriptions name",

@@ -112,6 +112,8 @@ class _Connection:
     # The texts the server's error path gave (isError results, error responses), to tell an
     # error reported as a success by its form, whichever of its tools gave them.
     error_texts: list[str] = dataclasses.field(default_factory=list)
+    # The tools the server listed, by the key of their reference (see McpProtocol.load_ref).
+    listed: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def open(self) -> Session:
         if self.session is None:
@@ -215,6 +217,11 @@ class McpTool:
         """The result (or the JSON-RPC error) of one call, as the server wrote it."""
         response = self.answer(arguments).response
         return response.get("result", response.get("error"))
+
+    def sibling(self, key: str) -> McpTool:
+        """Another tool of the same listing, on the same session: ``key`` as in its reference
+        (``mcp:COMMAND[KEY]``)."""
+        return McpTool(self._connection, self._connection.listed[key])
 
     def answer(self, arguments: Any) -> _Answer:
         return self._connection.call(self.definition.get("name", ""), arguments)
@@ -597,6 +604,7 @@ class McpProtocol(ToolProtocol):
             name = str(tool.get("name"))
             seen[name] = seen.get(name, 0) + 1
             key = name if seen[name] == 1 else f"{name}#{seen[name]}"
+            connection.listed[key] = tool
             loaded.append((f"{ref}[{key}]", McpTool(connection, tool), cls.name))
         return loaded
 

@@ -40,8 +40,10 @@ from axm_conformance._refs import clean_up, load
 from axm_conformance.protocols import (
     CallCrashed,
     Cleanups,
+    Loaded,
     LoadError,
     LoadOptions,
+    Runner,
     ToolProtocol,
     not_a_tool,
     protocol_for,
@@ -96,32 +98,78 @@ def _protocol(option: str, hint: str) -> str:
 
 
 def open_tools(
-    refs: list[str], protocol: str, size_limit: int, options: LoadOptions | None = None
+    refs: list[str],
+    protocol: str,
+    size_limit: int,
+    options: LoadOptions | None = None,
+    together: tuple[str, ...] = (),
 ) -> ToolState[ToolProtocol] | list[SubjectInfo]:
     """Setup of the inspecting worker: load every tool the references name.
 
     When they name exactly one, the state is that tool, ready to be called: the worker that
-    inspected it can go on to certify it. Otherwise the state is their descriptions. ``options``
-    are for the references a protocol loads itself (an MCP server's start).
+    inspected it can go on to certify it, with the tools ``together`` names loaded beside it
+    (see _load_together). Otherwise the state is their descriptions. ``options`` are for the
+    references a protocol loads itself (an MCP server's start).
     """
     watch_writes()
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     cleanups: Cleanups = []
-    protocols = []
-    for ref in refs:
-        for sub_ref, obj, hint in load(ref, loop.run_until_complete, cleanups, options):
-            why = not_a_tool(obj)
-            if why is not None:
-                raise LoadError(f"{sub_ref!r} is {why}")
-            protocols.append(protocol_for(obj, sub_ref, _protocol(protocol, hint)))
+    protocols = [
+        protocol_for(obj, sub_ref, _protocol(protocol, hint))
+        for ref in refs
+        for sub_ref, obj, hint in _loaded_tools(ref, loop.run_until_complete, cleanups, options)
+    ]
     if len(protocols) == 1:
-        return ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
+        state = ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
+        state.together = _load_together(protocols[0], together, protocol, state, options)
+        return state
     # Described before the cleanups: a tool of a server is described while its server runs.
     described = [_described(protocol) for protocol in protocols]
     clean_up(cleanups, loop.run_until_complete)
     loop.close()
     return described
+
+
+def _loaded_tools(ref: str, run: Runner, cleanups: Cleanups, options: LoadOptions | None) -> Loaded:
+    loaded = load(ref, run, cleanups, options)
+    for sub_ref, obj, _ in loaded:
+        why = not_a_tool(obj)
+        if why is not None:
+            raise LoadError(f"{sub_ref!r} is {why}")
+    return loaded
+
+
+def _load_together(
+    tool: ToolProtocol,
+    refs: tuple[str, ...],
+    protocol: str,
+    state: ToolState[ToolProtocol],
+    options: LoadOptions | None,
+) -> dict[str, ToolProtocol]:
+    """The tools ``refs`` names, loaded beside ``tool`` so that they share its world.
+
+    A tool of a server is one of the tools its server's reference lists: its siblings are taken
+    from the same listing, on the same session. Other references are loaded in this process,
+    where a module is imported once. A sibling that cannot be loaded is left out: it only
+    prepares the world of the tool certified.
+    """
+    base = tool.ref.rpartition("[")[0] if tool.ref.endswith("]") else ""
+    listed = getattr(tool.obj, "sibling", None)
+    together: dict[str, ToolProtocol] = {}
+    for ref in refs:
+        try:
+            if base and ref.startswith(f"{base}[") and callable(listed):
+                obj, hint = listed(ref[len(base) + 1 : -1]), type(tool).name
+                together[ref] = protocol_for(obj, ref, _protocol(protocol, hint))
+                continue
+            (sub_ref, obj, hint), *_ = _loaded_tools(
+                ref, state.loop.run_until_complete, state.cleanups, options
+            )
+            together[ref] = protocol_for(obj, sub_ref, _protocol(protocol, hint))
+        except Exception:  # a sibling that does not load prepares nothing
+            continue
+    return together
 
 
 def describe_all(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> list[SubjectInfo]:
@@ -136,10 +184,15 @@ def _described(protocol: ToolProtocol) -> SubjectInfo:
 
 
 def open_tool(
-    ref: str, protocol: str, size_limit: int, options: LoadOptions | None = None
+    ref: str,
+    protocol: str,
+    size_limit: int,
+    options: LoadOptions | None = None,
+    together: tuple[str, ...] = (),
 ) -> ToolState[ToolProtocol]:
-    """Load exactly one tool; the worker keeps the result as its state."""
-    state = open_tools([ref], protocol, size_limit, options)
+    """Load exactly one tool, and the tools ``together`` names beside it; the worker keeps the
+    result as its state."""
+    state = open_tools([ref], protocol, size_limit, options, together)
     if not isinstance(state, ToolState):
         raise ValueError(f"{ref!r} names {len(state)} tools, not one")
     return state
@@ -153,9 +206,14 @@ def close_tool(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> None:
 
 
 def invoke(
-    state: ToolState[ToolProtocol], input: Any, invalid: bool = False, condition: str = ""
+    state: ToolState[ToolProtocol],
+    input: Any,
+    invalid: bool = False,
+    condition: str = "",
+    tool: str = "",
 ) -> Observation:
-    """Call the tool once with ``input`` and observe everything the checks judge.
+    """Call the tool once with ``input`` and observe everything the checks judge; ``tool``
+    names one of the tools loaded beside it to call instead (see open_tool).
 
     An ``invalid`` input goes the way the protocol's caller sends one: the protocol may refuse it
     as the orchestrator would (``rejected``) or route it through the protocol's own validation.
@@ -164,7 +222,8 @@ def invoke(
     the kit's code, say), the failure is reported as what the call raised.
     """
     try:
-        return _invoke(state, input, invalid, condition)
+        protocol = state.together[tool] if tool else state.protocol
+        return _invoke(state, protocol, input, invalid, condition)
     except BaseException as exc:
         release(exc)
         return Observation(
@@ -174,9 +233,12 @@ def invoke(
 
 
 def _invoke(
-    state: ToolState[ToolProtocol], input: Any, invalid: bool, condition: str
+    state: ToolState[ToolProtocol],
+    protocol: ToolProtocol,
+    input: Any,
+    invalid: bool,
+    condition: str,
 ) -> Observation:
-    protocol = state.protocol
     before = jsonable(copy.deepcopy(input))[0]
     _renew_loop(state)
     if invalid:

@@ -1,4 +1,5 @@
-"""The worker's state for one loaded tool: its protocol, its event loop and its file watch."""
+"""The worker's state for one loaded tool: its protocol, its event loop, its file watch, and the
+tools loaded beside it."""
 
 from __future__ import annotations
 
@@ -29,3 +30,6 @@ class ToolState(Generic[ProtocolT]):
     files: FileWatch | None = field(default=None, repr=False)
     # What loading the tool left to do once it is no longer used (an Amplifier module's cleanups).
     cleanups: list[Callable[[], Any]] = field(default_factory=list, repr=False)
+    # The other tools of its server or package, by reference, loaded beside it to prepare its
+    # world (an MCP server's tools share its session; a module's tools, its state).
+    together: dict[str, ProtocolT] = field(default_factory=dict, repr=False)

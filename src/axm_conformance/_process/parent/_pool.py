@@ -4,6 +4,7 @@ each started before it is needed."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 import stat
@@ -225,13 +226,18 @@ def _load_failure(refs: Sequence[str], outcome: Answer) -> str:
 
 
 def tool_worker(
-    subject: SubjectInfo, settings: Settings, forks: ForkServer | None = None
+    subject: SubjectInfo,
+    settings: Settings,
+    forks: ForkServer | None = None,
+    together: tuple[str, ...] = (),
 ) -> Worker:
-    """The worker a tool is called in, started now (forked from ``forks`` when given): ready by
-    the time the engine calls it."""
+    """The worker a tool is called in, with the tools ``together`` names loaded beside it,
+    started now (forked from ``forks`` when given): ready by the time the engine calls it."""
     config = _worker_config(
         settings, _OPEN_TOOL, subject.ref, forks=forks, network=_network(subject, settings)
     )
+    if together:
+        config = dataclasses.replace(config, setup_args=(*config.setup_args, together))
     return Worker(config).start()
 
 
@@ -303,6 +309,8 @@ class WorkersAhead:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.following: dict[str, SubjectInfo] = {}  # by ref: the tool certified next
+        # By ref: the other tools of its home (see SubjectInfo.home), loaded beside it.
+        self.together: dict[str, tuple[str, ...]] = {}
         self.started: dict[str, Worker] = {}
         self.forks: ForkServer | None = None
 
@@ -322,6 +330,11 @@ class WorkersAhead:
             if subject.kind == "tool" and self.settings.refusal(subject.effects) is None
         ]
         self.following = {before.ref: after for before, after in itertools.pairwise(order)}
+        self.together = {
+            subject.ref: together
+            for subject in order
+            if (together := tuple(other.ref for other in order if subject.shares_home(other)))
+        }
         if order:
             self._start(order[0])
         self.expect(len(order))
@@ -341,7 +354,9 @@ class WorkersAhead:
             self.forks = self._fork_server()
         ahead = self.started.pop(subject.ref, None)
         worker = (
-            tool_worker(subject, self.settings, self.forks) if ahead is None else ahead.revive()
+            tool_worker(subject, self.settings, self.forks, self.together.get(subject.ref, ()))
+            if ahead is None
+            else ahead.revive()
         )
         following = self.following.get(subject.ref)
         if following is not None:
@@ -365,4 +380,5 @@ class WorkersAhead:
 
     def _start(self, subject: SubjectInfo) -> None:
         if subject.ref not in self.started:
-            self.started[subject.ref] = tool_worker(subject, self.settings, self.forks)
+            together = self.together.get(subject.ref, ())
+            self.started[subject.ref] = tool_worker(subject, self.settings, self.forks, together)

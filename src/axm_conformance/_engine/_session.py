@@ -29,6 +29,7 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, Context, checks_for
+from axm_conformance._engine._stateful import Together, explore_together, make_steps, read_world
 from axm_conformance._failure import stderr_tail
 from axm_conformance._feeds import (
     CONCURRENCY,
@@ -43,6 +44,7 @@ from axm_conformance._observation import (
     Call,
     ExceptionInfo,
     Observation,
+    Step,
     SubjectInfo,
     Varied,
     canonical_json,
@@ -91,8 +93,9 @@ Progress = Callable[[str], None]
 _MAX_CRASHES = 3
 # Seconds spent shrinking one check's failure (each attempt is a real call of the tool).
 _SHRINK_BUDGET = 15.0
-# The variations of at most this many refused valid inputs are called, per tool: a tool that
-# refuses most inputs would otherwise cost several calls for each.
+# The variations of at most this many refused valid inputs are called, per tool (and as many
+# again of those refused after other tools prepared their world): a tool that refuses most inputs
+# would otherwise cost several calls for each.
 _MOST_VARIED = 25
 # Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
 # and the other inputs it served that must refuse the value past it.
@@ -233,22 +236,43 @@ class _Session:
     backoffs: int = 0
     paused: float = 0.0
     last_call: float = -math.inf
+    # The other tools of its home and what their calls made (see _stateful), and how many of
+    # the calls made after them were varied.
+    together: Together | None = None
+    varied_after: int = 0
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
         if not self.exhausted:
             self.finished.update(feeds)
 
-    def call(self, value: Any, label: str, *, feed: Feed, repeat: bool, vary: bool = False) -> Call:
+    def call(
+        self,
+        value: Any,
+        label: str,
+        *,
+        feed: Feed,
+        repeat: bool,
+        vary: bool = False,
+        before: tuple[Step, ...] = (),
+        again: bool = False,
+        world: bool = False,
+    ) -> Call:
         """Call the tool through ``feed`` (twice when ``repeat``) and observe it; when ``vary``
-        and the tool refused the valid input, call its variations too."""
+        and the tool refused the valid input, call its variations too. ``before`` are the calls
+        of other tools that prepared it, made ``again`` first when asked; with ``world``, what
+        the read-only tools of its home return after a served call is read (see _stateful)."""
+        if again and before and not make_steps(self, before):
+            before = ()
         first, trace = self.observe(value, feed)
-        again = None
+        second = None
         if repeat and first.status != "crashed":
-            again = self.observe(value, feed)[0]
-        call = Call(value, first, label, again, feed is INVALID, trace)
+            second = self.observe(value, feed)[0]
+        call = Call(value, first, label, second, feed is INVALID, trace, before=before)
         if feed is VALID and self.subject.result.served(first):
             self.served.add(value)
+            if world:
+                call = dataclasses.replace(call, world=read_world(self, value))
         elif vary and feed is VALID and self.subject.result.refused(first):
             call = dataclasses.replace(call, variations=self.vary(value))
         return call
@@ -361,6 +385,15 @@ class _Session:
                 self.record(run, call)
             _charge(runs, started)
 
+    def go_on(self, feed: Feed) -> None:
+        """Stop (raise _Stop) when the tool is not to be called again through ``feed``: its
+        calls hung or crashed too often, or its time is up."""
+        if self.crashes.get(feed, 0) >= _MAX_CRASHES:
+            raise _Stop
+        if time.monotonic() > self.deadline:
+            self.exhausted = True
+            raise _Stop
+
     def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
         if self.settings.pace:
             time.sleep(max(self.last_call + self.settings.pace - time.monotonic(), 0.0))
@@ -408,21 +441,41 @@ class _Session:
         return crash.detail
 
     def judge(
-        self, value: Any, label: str, *, feed: Feed = VALID, source: str = "generated"
+        self,
+        value: Any,
+        label: str,
+        *,
+        feed: Feed = VALID,
+        source: str = "generated",
+        before: tuple[Step, ...] = (),
     ) -> None:
         """Make one call and let every check fed by ``feed`` judge it; ``source`` says where
-        the input came from (see _strategies.SOURCES)."""
+        the input came from (see _strategies.SOURCES), ``before`` the calls of other tools
+        just made to prepare it."""
         runs = [run for run in self.runs if run.check.feed == feed]
         if not runs or (self.replayed and (feed, repr(value)) in self.replayed):
             return
-        if self.crashes.get(feed, 0) >= _MAX_CRASHES:
-            raise _Stop
-        if time.monotonic() > self.deadline:
-            self.exhausted = True
-            raise _Stop
+        self.go_on(feed)
         repeat = any(run.check.repeats for run in runs)
+        world = (
+            bool(before)
+            and self.together is not None
+            and self.together.readings > 0
+            and any(run.check.reads_world for run in runs)
+        )
+        # A call after other tools is varied at once, in the world they made, within its own
+        # allowance (see vary_refused for the calls made alone).
+        vary = (
+            bool(before)
+            and self.varied_after < _MOST_VARIED
+            and any(run.check.varies for run in runs)
+        )
         started = time.perf_counter()
-        held = _Held(self.call(value, label, feed=feed, repeat=repeat), source, started)
+        call = self.call(
+            value, label, feed=feed, repeat=repeat, vary=vary, before=before, world=world
+        )
+        self.varied_after += bool(call.variations)
+        held = _Held(call, source, started)
         for settled in self.pace(held) if feed is VALID else [held]:
             self.account(settled, feed, runs)
 
@@ -433,9 +486,11 @@ class _Session:
         answer = held.answer or (self.answer(call.observation) if feed is VALID else "")
         if answer and answer not in self.pacing:
             self.answers.add(answer)
+        # A call made after other tools was varied in their world, when it was made.
         if (
             any(run.check.varies for run in runs)
             and self.subject.result.refused(call.observation)
+            and not call.before
             and len(self.refused) < _MOST_VARIED
         ):
             self.refused.append(call)
@@ -630,16 +685,27 @@ class _Session:
                 try:
                     saved = json.loads(entry)
                     value, label = saved["input"], f"{saved['label']} {_REPLAYED}".lstrip()
+                    before = tuple(Step(*step) for step in saved.get("before", ()))
                     replayable = validator.is_valid(value) is (feed is VALID)
                 except (ValueError, KeyError, TypeError):
                     replayable = False
-                if not replayable:
+                if not replayable or not self.prepared(before):
                     self.database.delete(key, entry)
                     continue
-                self.judge(value, label, feed=feed)
+                self.judge(value, label, feed=feed, before=before)
                 self.replayed.add((feed, repr(value)))
                 if run.failure is None or run.failure[0].input != value:
                     self.database.delete(key, entry)
+
+    def prepared(self, before: tuple[Step, ...]) -> bool:
+        """Make the steps of a saved failure again: whether they could be (their tools are
+        still beside the tool, and none crashed)."""
+        together = self.together
+        if not before:
+            return True
+        if together is None or any(step.ref not in together.tools for step in before):
+            return False
+        return make_steps(self, before)
 
     def save(self, run: _Run) -> None:
         """Keep a failure's (minimal) input in the example database, to be replayed first by the
@@ -648,7 +714,10 @@ class _Session:
             return
         call = run.failure[0]
         label = call.label.removesuffix(_REPLAYED).rstrip()
-        entry = json.dumps({"input": call.input, "label": label}, sort_keys=True)
+        saved = {"input": call.input, "label": label}
+        if call.before:
+            saved["before"] = [[step.ref, step.name, step.input] for step in call.before]
+        entry = json.dumps(saved, sort_keys=True)
         self.database.save(_failure_key(self.subject, run.check), entry.encode())
 
     def reproduce(self, run: _Run) -> None:
@@ -674,11 +743,12 @@ class _Session:
         if again is None:
             return
         happened, found = again
+        how = "alone" if not call.before else "after the same calls of other tools"
         if refusal:
             run.failure = None
             run.notes.append(
                 note(
-                    f"not blamed on an input: {violations[0]}; called again alone in a fresh "
+                    f"not blamed on an input: {violations[0]}; called again {how} in a fresh "
                     f"worker after a pause, {happened} (the server's pacing, or what earlier "
                     "calls left)"
                 )
@@ -686,7 +756,7 @@ class _Session:
             return
         self.add_to_failure(
             run,
-            f"called again alone in a fresh worker: {happened}; {found}: the failure depends "
+            f"called again {how} in a fresh worker: {happened}; {found}: the failure depends "
             "on the calls made before it",
         )
 
@@ -702,7 +772,14 @@ class _Session:
         assert run.failure is not None
         call, violations = run.failure
         again = self.call(
-            call.input, call.label, feed=run.check.feed, repeat=False, vary=run.check.varies
+            call.input,
+            call.label,
+            feed=run.check.feed,
+            repeat=False,
+            vary=run.check.varies,
+            before=call.before,
+            again=True,
+            world=bool(call.world),
         )
         found = self.violations(run.check, again)
         if found and _severe(found) == _severe(violations):
@@ -747,6 +824,9 @@ class _Session:
         calls = max(self.settings.examples, 20)
         failing, violations = run.failure
         kind = self.failure_kind(failing, violations)
+        if failing.before:
+            calls -= self.fewer_steps(run, kind, deadline)
+            failing, violations = run.failure
         mistakes = self.mistakes(failing.input)
         tried = {canonical_json(failing.input)}
         current = failing.input
@@ -774,7 +854,8 @@ class _Session:
                 calls -= 1
                 call = self.call(
                     candidate, label, feed=feed, repeat=run.check.repeats,
-                    vary=run.check.varies,
+                    vary=run.check.varies, before=failing.before, again=True,
+                    world=bool(failing.world),
                 )  # fmt: skip
                 found = self.violations(run.check, call)
                 if found and self.failure_kind(call, found) == kind:
@@ -782,6 +863,35 @@ class _Session:
                     break
             else:
                 return
+
+    def fewer_steps(self, run: _Run, kind: tuple[bool, str], deadline: float) -> int:
+        """Leave out the steps before a failure one at a time, each time in a fresh worker,
+        keeping each leaving-out after which the input still fails the same way: the shortest
+        sequence found that fails. Returns the calls made."""
+        assert run.failure is not None
+        made = 0
+        failing = run.failure[0]
+        at = len(failing.before) - 1
+        while at >= 0 and time.monotonic() < deadline:
+            fewer = failing.before[:at] + failing.before[at + 1 :]
+            self.worker.restart()
+            made += 1 + len(fewer)
+            call = self.call(
+                failing.input,
+                failing.label,
+                feed=run.check.feed,
+                repeat=run.check.repeats,
+                vary=run.check.varies,
+                before=fewer,
+                again=True,
+                world=bool(failing.world),
+            )
+            found = self.violations(run.check, call)
+            if found and self.failure_kind(call, found) == kind:
+                run.failure = (call, found)
+                failing = call
+            at -= 1
+        return made
 
     def mistakes(self, value: Any) -> frozenset[tuple[str, str]]:
         """Where and how ``value`` breaks the tool's input schema: what a shrunk input must keep
@@ -987,6 +1097,7 @@ def _fuzz(
             discarded_before = discarded_count(schema)
             session = _Session(subject, runs, context, worker, settings, invalid, drawn)
             session.progress = progress
+            session.together = Together.of(session)
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
             with contextlib.suppress(_Stop):
@@ -1000,8 +1111,14 @@ def _fuzz(
                     session.explore(seed, feed=VALID)
                 finally:
                     session.flush()
+                # Before other tools change the world the refusals were made in.
                 session.phase = "variations of refused inputs"
                 session.vary_refused()
+                session.phase = "after other tools of its home"
+                try:
+                    explore_together(session, seed)
+                finally:
+                    session.flush()
             session.finish(VALID)
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
@@ -1272,7 +1389,8 @@ def _evidence(call: Call, *, callable_by_hand: bool, in_process: bool = True) ->
             else ("what the process wrote to stderr last:", stderr_tail(observation.stderr_tail))
         )
         traceback = f"{heading}\n{tail}"
-    return Evidence(call.input, call.label, traceback, callable_by_hand)
+    before = tuple((step.ref, step.name, step.input) for step in call.before)
+    return Evidence(call.input, call.label, traceback, callable_by_hand, before)
 
 
 def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:

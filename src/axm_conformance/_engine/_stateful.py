@@ -1,0 +1,387 @@
+"""Exploring a tool among the other tools of its home (its server, its package): sequences.
+
+Real defects often need what another tool made first: a reader that refuses every path until a
+writer created the file, a getter that serves only the ids a creator returned, a lookup that
+serves only the terms a lister returns. This phase calls one or two of the other tools of the
+tool's home first (the steps), keeps the values their calls carried (in their results, and in
+their inputs: a path a writer was given), and calls the tool with those values put where its
+schema takes them. The ideas are a rule-based state machine's (each step a rule, the values kept
+its bundles), with the engine's calls: every per-call check judges these calls exactly as it
+judges the calls made alone, and a failure keeps the steps before it, which its shrinking (to
+the fewest steps that still fail), reproduction and confirmation make again.
+
+A step that crashed the worker, or hung, damaged the world of the tool certified: the sequence
+is dropped and that tool prepares no other, so that one tool's damage never fails another.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity
+
+from axm_conformance._feeds import VALID
+from axm_conformance._observation import Observation, Reading, Step, SubjectInfo, canonical_json
+from axm_conformance._strategies import (
+    Example,
+    Hints,
+    boundary_inputs,
+    generated_inputs,
+    hinted_inputs,
+    is_valid_input,
+)
+
+if TYPE_CHECKING:
+    from axm_conformance._engine._session import _Session
+
+__all__ = ["Together", "explore_together", "make_steps", "read_world"]
+
+# One sequence per this many examples (at least _LEAST_SEQUENCES): sequences cost a call of
+# another tool or two each, on top of the tool's own.
+_EXAMPLES_PER_SEQUENCE = 5
+_LEAST_SEQUENCES = 3
+_MOST_STEPS = 2
+# The tool's inputs per sequence with one value the steps made put in one place; one more is
+# drawn with those values mixed in.
+_PLACED = 3
+# Values kept from the steps' calls (the most recent), and the longest string kept.
+_KEPT = 32
+_LONGEST = 200
+# The calls per tool whose world is read (see read_world): each costs a call of the tool and
+# three of each read-only tool.
+_READINGS = 3
+# Members of results that name the protocol's own structure, not a value of the tool's world.
+_STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
+_PREVIEW = 120
+
+
+@dataclass
+class Together:
+    """The other tools of the tool's home, and what their calls made."""
+
+    # By reference: the tools loaded beside the tool certified that may still prepare its world.
+    tools: dict[str, SubjectInfo]
+    # Values the steps' calls carried, as (member name, value), the most recent last.
+    kept: list[tuple[str, str | int]] = field(default_factory=list)
+    # By reference: an input each tool served, to read the world with (read-only tools).
+    served: dict[str, Any] = field(default_factory=dict)
+    readings: int = _READINGS
+
+    @classmethod
+    def of(cls, session: _Session) -> Together:
+        settings = session.settings
+        tools = {
+            other.ref: other
+            for other in session.context.subjects
+            if session.subject.shares_home(other) and settings.refusal(other.effects) is None
+        }
+        return cls(tools)
+
+    def readers(self) -> list[SubjectInfo]:
+        """The tools that declare themselves read-only (MCP's readOnlyHint): what they return
+        is the world as the tool's server shows it."""
+        return [
+            tool for tool in self.tools.values() if tool.annotations.get("readOnlyHint") is True
+        ]
+
+
+def explore_together(session: _Session, seed: int) -> None:
+    """Judge the tool's calls made after other tools of its home prepared its world."""
+    together = session.together
+    if together is None or not together.tools or not session.feeds(VALID):
+        return
+    sequences = max(_LEAST_SEQUENCES, session.settings.examples // _EXAMPLES_PER_SEQUENCE)
+    subject = session.subject
+    # The choices depend on what the calls made (a tool that crashed prepares no more, the
+    # values kept): made with a Random of the seed, among inputs drawn ahead.
+    chance = random.Random(seed)
+    inputs = {
+        ref: _inputs(tool.input_schema, sequences, seed) for ref, tool in together.tools.items()
+    }
+    own = _inputs(subject.input_schema, sequences, seed)
+    weights = {ref: _weight(tool, subject) for ref, tool in together.tools.items()}
+    for _ in range(sequences):
+        session.go_on(VALID)
+        steps, made = _prepare(session, chance, inputs, weights)
+        if not steps:
+            continue
+        together.kept = [*together.kept, *made][-_KEPT:]
+        hints = Hints.of({"tool-output": _nearest_first(made, subject.input_schema)})
+        after = f"after {', '.join(step.name for step in steps)}"
+        named = _named_input(subject.input_schema, made)
+        placed = hinted_inputs(subject.input_schema, hints, _PLACED)
+        # The first value placed once more, into an input drawn whole, so that the rest of the
+        # input is not always the simplest.
+        first = named or (placed[0] if placed else None)
+        mixed = (
+            _overlaid(subject.input_schema, first, chance.choice(own), made)
+            if first and own
+            else None
+        )
+        made_inputs = [*([named] if named else []), *placed]
+        if mixed is not None:
+            made_inputs.append(
+                Example(mixed, "drawn, with a value other tools made", "tool-output")
+            )
+        for example in made_inputs:
+            label = f"{after}: {example.label}"
+            session.judge(example.value, label, source=example.source, before=tuple(steps))
+
+
+def _prepare(
+    session: _Session,
+    chance: random.Random,
+    inputs: dict[str, list[Any]],
+    weights: dict[str, int],
+) -> tuple[list[Step], list[tuple[str, str | int]]]:
+    """One or two calls of other tools, each chosen by its weight, with an input drawn ahead or
+    (half the time) one with a value kept from earlier calls in one of its places: the calls
+    served, and the values they carried."""
+    together = session.together
+    assert together is not None
+    steps: list[Step] = []
+    made: list[tuple[str, str | int]] = []
+    for _ in range(chance.randint(1, _MOST_STEPS)):
+        ready = sorted(ref for ref in together.tools if inputs[ref])
+        if not ready:
+            break
+        (ref,) = chance.choices(ready, [weights[ref] for ref in ready])
+        tool = together.tools[ref]
+        kept = Hints.of({"tool-output": [value for _, value in together.kept]})
+        placed = hinted_inputs(tool.input_schema, kept, _PLACED) if together.kept else []
+        value = (
+            chance.choice(placed).value
+            if placed and chance.random() < 0.5
+            else chance.choice(inputs[ref])
+        )
+        step = Step(ref, str(tool.name), value)
+        observation = call_step(session, step)
+        if observation is None:
+            break
+        if tool.result.served(observation):
+            steps.append(step)
+            together.served.setdefault(ref, step.input)
+            made += carried(step.input, observation)
+    return steps, made
+
+
+def _weight(tool: SubjectInfo, subject: SubjectInfo) -> int:
+    """How much ``tool`` is chosen to prepare ``subject``'s world: more when it may change the
+    world (it does not declare itself read-only), more when the names of its properties or of
+    its output's are names of the subject's properties (a writer's ``sheet`` for a reader's
+    ``sheet``, a creator's ``id`` for a getter's)."""
+    names = _property_names(subject.input_schema)
+    shared = names & (_property_names(tool.input_schema) | _property_names(tool.output_schema))
+    return 1 + (tool.annotations.get("readOnlyHint") is not True) + 3 * bool(shared)
+
+
+def _inputs(schema: Any, count: int, seed: int) -> list[Any]:
+    """The schema's boundary inputs, then as many as ``count`` drawn by Hypothesis: the inputs
+    a tool is called with in sequences (none when the schema gives none)."""
+    try:
+        boundary = [example.value for example in boundary_inputs(schema)]
+    except ValueError:
+        return []
+    return boundary + [example.value for example in _drawn(schema, count, seed)]
+
+
+def _named_input(schema: Any, made: list[tuple[str, str | int]]) -> Example | None:
+    """The tool's simplest input with each of its properties given the last value other tools
+    made under its name (a creator's ``id`` for a getter's ``id``), when that is valid."""
+    simplest = boundary_inputs(schema)[0].value
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(simplest, dict) or not isinstance(properties, dict):
+        return None
+    by_name = {name.lower(): value for name, value in made}
+    given = {name: by_name[name.lower()] for name in properties if name.lower() in by_name}
+    value = {**simplest, **given}
+    if not given or not is_valid_input(schema, value):
+        return None
+    shown = ", ".join(f"{name} = {canonical_json(item)}" for name, item in given.items())
+    return Example(value, f"{shown} (values other tools made under these names)", "tool-output")
+
+
+def _overlaid(schema: Any, placed: Example, drawn: Any, made: list[tuple[str, str | int]]) -> Any:
+    """``drawn`` with the properties ``placed`` gave a value other tools made, when the result
+    is valid (None otherwise)."""
+    values = {canonical_json(value) for _, value in made}
+    if not isinstance(placed.value, dict) or not isinstance(drawn, dict):
+        return None
+    changed = {
+        name: value for name, value in placed.value.items() if canonical_json(value) in values
+    }
+    value = {**drawn, **changed}
+    return value if changed and value != placed.value and is_valid_input(schema, value) else None
+
+
+def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
+    """Inputs Hypothesis draws from ``schema``, ahead of the calls."""
+    found: list[Example] = []
+
+    @hypothesis.seed(seed)
+    @hypothesis.settings(
+        max_examples=count,
+        deadline=None,
+        phases=(Phase.generate,),
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        database=None,
+    )
+    @hypothesis.given(generated_inputs(schema, Hints()))
+    def draw(example: Example) -> None:
+        found.append(example)
+
+    draw()
+    return found
+
+
+def call_step(session: _Session, step: Step) -> Observation | None:
+    """Call another tool of the home; None when the call crashed or hung, which drops the tool
+    from those that prepare (the damage is its, not the tool certified's)."""
+    assert session.together is not None
+    session.calls += 1
+    answer = session.worker.call(
+        VALID.target, step.input, False, "", step.ref, timeout=session.settings.timeout
+    )
+    observation = answer.value if answer.crash is None and answer.error is None else None
+    if not isinstance(observation, Observation) or observation.status == "crashed":
+        session.together.tools.pop(step.ref, None)
+        return None
+    return observation
+
+
+def make_steps(session: _Session, steps: tuple[Step, ...]) -> bool:
+    """Make a failure's steps again, in order: whether each was made (none crashed)."""
+    return all(call_step(session, step) is not None for step in steps)
+
+
+def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
+    """What each read-only tool of the home returns after the call just made, and after the
+    same call once more. A reader is kept only when it returned the same twice after the first
+    call: what changes by itself (a clock, a counter of its own calls) says nothing of the
+    tool. Costs the tool's call, and three calls of each reader."""
+    together = session.together
+    assert together is not None
+    together.readings -= 1
+    steady: dict[str, tuple[Step, Observation]] = {}
+    for reader in together.readers():
+        step = _reading_step(session, reader)
+        if step is None:
+            continue
+        first, second = call_step(session, step), call_step(session, step)
+        if first is not None and second is not None and _seen(first) == _seen(second):
+            steady[reader.ref] = (step, second)
+    if not steady:
+        return ()
+    session.observe(value, VALID)
+    readings = []
+    for step, once in steady.values():
+        twice = call_step(session, step)
+        if twice is not None:
+            readings.append(
+                Reading(step, _seen(once), _seen(twice), _preview(once), _preview(twice))
+            )
+    return tuple(readings)
+
+
+def _reading_step(session: _Session, reader: SubjectInfo) -> Step | None:
+    """A call that reads the world through ``reader``: an input it served, else its simplest
+    input when it serves that."""
+    together = session.together
+    assert together is not None
+    if reader.ref not in together.served:
+        try:
+            simplest = boundary_inputs(reader.input_schema)[0].value
+        except (ValueError, IndexError):
+            return None
+        observation = call_step(session, Step(reader.ref, str(reader.name), simplest))
+        if observation is None or not reader.result.served(observation):
+            return None
+        together.served[reader.ref] = simplest
+    return Step(reader.ref, str(reader.name), together.served[reader.ref])
+
+
+def _seen(observation: Observation) -> str:
+    if observation.result is not None:
+        return observation.result.fingerprint
+    return canonical_json(
+        [observation.status, observation.exception and observation.exception.summary()]
+    )
+
+
+def _preview(observation: Observation) -> str:
+    if observation.result is None:
+        return observation.status
+    shown = canonical_json(observation.result.fields)
+    return shown if len(shown) <= _PREVIEW else f"{shown[:_PREVIEW]}..."
+
+
+def carried(input: Any, observation: Observation) -> list[tuple[str, str | int]]:
+    """The values a served call carried: the strings and integers of its input and of its
+    result (JSON in a text member read as JSON, other text by its lines), with the name of
+    the member each was found under."""
+    found = list(_leaves(input, ""))
+    if observation.result is not None:
+        found += _leaves(observation.result.fields, "")
+    unique: dict[str, tuple[str, str | int]] = {}
+    for name, value in found:
+        unique.setdefault(canonical_json(value), (name, value))
+    return list(unique.values())
+
+
+def _leaves(value: Any, name: str) -> Iterator[tuple[str, str | int]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key not in _STRUCTURE:
+                yield from _leaves(item, str(key))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, name)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int):
+        yield name, value
+    elif isinstance(value, str):
+        yield from _text(value, name)
+
+
+def _text(text: str, name: str) -> Iterator[tuple[str, str | int]]:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            parsed = json.loads(stripped)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict | list):
+            yield from _leaves(parsed, name)
+            return
+    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
+    if len(stripped) <= _LONGEST:
+        yield name, stripped
+    if len(lines) > 1:
+        yield from ((name, line) for line in lines if len(line) <= _LONGEST)
+
+
+def _nearest_first(made: list[tuple[str, str | int]], schema: Any) -> list[str | int]:
+    """The values the steps made, those found under a name the tool's schema gives a property
+    first (a writer's ``path`` for a reader's ``path``)."""
+    names = _property_names(schema)
+    return [value for _, value in sorted(made, key=lambda pair: pair[0].lower() not in names)]
+
+
+def _property_names(schema: Any) -> set[str]:
+    names: set[str] = set()
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            names |= {str(name).lower() for name in properties}
+            for sub in properties.values():
+                names |= _property_names(sub)
+        for key in ("items", "additionalProperties"):
+            names |= _property_names(schema.get(key))
+    return names
