@@ -119,9 +119,9 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
         arguments.append(f"seed={tool.seed}")
         arguments += [f"{name}={value!r}" for name, value in reproduced.items()]
         worker = (
-            "the kit's worker makes the calls before it on the same server"
+            ": it makes the calls before it on the same server"
             if shared
-            else "contained as the run was: a call in this process (load_tool) would not be"
+            else ", contained as the run was: a call in this process (load_tool) would not be"
         )
         snippet = [
             "from axm_conformance import check_tool",
@@ -129,7 +129,7 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
             f"(found,) = [found for found in report.tools if found.key == {tool.key!r}]",
             f"outcome = found.outcome({outcome.check_id!r})",
             r"print(outcome.status, outcome.input, *outcome.messages, sep='\n')",
-            f"# through the kit's worker: {worker}",
+            f"# through the kit's worker{worker}",
         ]
     else:
         protocol = reproduced.get("protocol")

@@ -17,6 +17,7 @@ from axm_conformance._outcomes import Evidence, Finding, Status
 from axm_conformance._process.system import _sandbox
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
+from axm_conformance.protocols import CAPABILITIES
 from tests.unit.factories import subject
 
 LONG = "A" * 4_000 + "the end"
@@ -305,3 +306,57 @@ def test_a_stderr_tail_keeps_the_processs_last_report_of_its_death_whole() -> No
     # A report too long to keep whole is cut as any tail is.
     long = ["Traceback (most recent call last):", *(f"  frame {n}" for n in range(100))]
     assert len(stderr_tail("\n".join(long)).splitlines()) == 13
+
+
+def failed_after_steps(**overrides: Any) -> tuple[ToolReport, Outcome]:
+    """A failure of ``get_record`` found after ``create_record`` made the record it reads."""
+    evidence = Evidence(
+        {"id": 1001},
+        "after create_record",
+        before=(("tools:CreateRecordTool", "create_record", {"title": ""}),),
+    )
+    outcome = Outcome(
+        "no-unexpected-exception",
+        "A valid input raises only what the protocol lets escape.",
+        Status.FAILED,
+        (Finding("raised IndexError", evidence=evidence),),
+        examples=1,
+        evidence=evidence,
+    )
+    tool = subject(ref="tools:GetRecordTool", name="get_record", **overrides)
+    return ToolReport(tool, "get_record", (outcome,), seed=1), outcome
+
+
+def test_a_failure_after_other_tools_shows_their_calls_first_and_makes_them_in_python() -> None:
+    tool, outcome = failed_after_steps()
+    report = format_failure(tool, outcome, Settings(sandbox="off"))
+    assert '  after:    1. create_record({"title": ""})' in report.splitlines()
+    assert report.index("after:") < report.index("input:")
+    code = "\n".join(
+        line.removeprefix("    ") for line in report.split("or in Python:\n")[1].splitlines()
+    )
+    lines = code.splitlines()
+    loads = [line for line in lines if line.startswith("tool = load_tool(")]
+    assert loads == [
+        "tool = load_tool('tools:CreateRecordTool')",
+        "tool = load_tool('tools:GetRecordTool')",
+    ]
+    # The steps' call comes before the failure's, each on the tool loaded just before it.
+    assert lines.index("print(tool.execute(**{'title': ''}))") < lines.index(
+        "print(tool.execute(**{'id': 1001}))"
+    )
+    record = item_record(tool, outcome, Settings(sandbox="off"))
+    assert record["check"]["failure"]["before"] == [
+        {"tool": "tools:CreateRecordTool", "name": "create_record", "input": {"title": ""}}
+    ]
+
+
+def test_a_failure_after_other_tools_of_a_server_is_reproduced_through_the_worker() -> None:
+    """A load_tool per tool of a server would start a server each: the calls before the
+    failure would not reach its world."""
+    capabilities = frozenset(CAPABILITIES) - {"in-process"}
+    tool, outcome = failed_after_steps(protocol="mcp", capabilities=capabilities)
+    report = format_failure(tool, outcome, Settings(sandbox="off"))
+    code = report.split("or in Python:\n")[1]
+    assert "check_tool(" in code and "load_tool(" not in code
+    assert "makes the calls before it on the same server" in code

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -103,14 +104,15 @@ def explore_together(session: _Session, seed: int) -> None:
     inputs = {
         ref: _inputs(tool.input_schema, sequences, seed) for ref, tool in together.tools.items()
     }
-    own = _inputs(subject.input_schema, sequences, seed)
+    own = [value for values in _inputs(subject.input_schema, sequences, seed) for value in values]
     weights = {ref: _weight(tool, subject) for ref, tool in together.tools.items()}
     for _ in range(sequences):
         session.go_on(VALID)
         steps, made = _prepare(session, chance, inputs, weights)
         if not steps:
             continue
-        together.kept = [*together.kept, *made][-_KEPT:]
+        earlier = [pair for pair in together.kept if pair not in made]
+        together.kept = [*earlier, *made][-_KEPT:]
         hints = Hints.of({"tool-output": _nearest_first(made, subject.input_schema)})
         after = f"after {', '.join(step.name for step in steps)}"
         named = _named_input(subject.input_schema, made)
@@ -136,7 +138,7 @@ def explore_together(session: _Session, seed: int) -> None:
 def _prepare(
     session: _Session,
     chance: random.Random,
-    inputs: dict[str, list[Any]],
+    inputs: dict[str, tuple[list[Any], list[Any]]],
     weights: dict[str, int],
 ) -> tuple[list[Step], list[tuple[str, str | int]]]:
     """One or two calls of other tools, each chosen by its weight, with an input drawn ahead or
@@ -147,18 +149,23 @@ def _prepare(
     steps: list[Step] = []
     made: list[tuple[str, str | int]] = []
     for _ in range(chance.randint(1, _MOST_STEPS)):
-        ready = sorted(ref for ref in together.tools if inputs[ref])
+        ready = sorted(ref for ref in together.tools if inputs[ref][0])
         if not ready:
             break
         (ref,) = chance.choices(ready, [weights[ref] for ref in ready])
         tool = together.tools[ref]
         kept = Hints.of({"tool-output": [value for _, value in together.kept]})
-        placed = hinted_inputs(tool.input_schema, kept, _PLACED) if together.kept else []
-        value = (
-            chance.choice(placed).value
-            if placed and chance.random() < 0.5
-            else chance.choice(inputs[ref])
+        placed = (
+            [example.value for example in hinted_inputs(tool.input_schema, kept, _PLACED)]
+            if together.kept
+            else []
         )
+        boundary, drawn = inputs[ref]
+        # Half the time a value kept; else a boundary input (edge cases, where defects hide)
+        # as often as one drawn.
+        pick = chance.random()
+        pool = placed if placed and pick < 0.5 else boundary if pick < 0.75 or not drawn else drawn
+        value = chance.choice(pool)
         step = Step(ref, str(tool.name), value)
         observation = call_step(session, step)
         if observation is None:
@@ -172,22 +179,31 @@ def _prepare(
 
 def _weight(tool: SubjectInfo, subject: SubjectInfo) -> int:
     """How much ``tool`` is chosen to prepare ``subject``'s world: more when it may change the
-    world (it does not declare itself read-only), more when the names of its properties or of
-    its output's are names of the subject's properties (a writer's ``sheet`` for a reader's
-    ``sheet``, a creator's ``id`` for a getter's)."""
-    names = _property_names(subject.input_schema)
-    shared = names & (_property_names(tool.input_schema) | _property_names(tool.output_schema))
+    world (it does not declare itself read-only), more when a name of the subject's properties
+    is a name of the tool's properties or of its output's, or a word of its name (a writer's
+    ``sheet`` for a reader's ``sheet``, a creator's ``id`` for a getter's, ``list_terms`` for a
+    lookup's ``term``)."""
+    names = {_singular(name) for name in _property_names(subject.input_schema)}
+    offered = _property_names(tool.input_schema) | _property_names(tool.output_schema)
+    offered |= set(
+        re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", str(tool.name)).lower())
+    )
+    shared = names & {_singular(name) for name in offered if name}
     return 1 + (tool.annotations.get("readOnlyHint") is not True) + 3 * bool(shared)
 
 
-def _inputs(schema: Any, count: int, seed: int) -> list[Any]:
-    """The schema's boundary inputs, then as many as ``count`` drawn by Hypothesis: the inputs
-    a tool is called with in sequences (none when the schema gives none)."""
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _inputs(schema: Any, count: int, seed: int) -> tuple[list[Any], list[Any]]:
+    """The schema's boundary inputs, and as many as ``count`` drawn by Hypothesis: the inputs a
+    tool is called with in sequences (none when the schema gives none)."""
     try:
         boundary = [example.value for example in boundary_inputs(schema)]
     except ValueError:
-        return []
-    return boundary + [example.value for example in _drawn(schema, count, seed)]
+        return [], []
+    return boundary, [example.value for example in _drawn(schema, count, seed)]
 
 
 def _named_input(schema: Any, made: list[tuple[str, str | int]]) -> Example | None:

@@ -1,0 +1,108 @@
+"""Defects that only a call after another tool's shows, in a server's tools and in a module's:
+each found at the fixture zoo's three seeds at the default examples, reported with the calls
+before it, and no correct twin accused."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import pytest
+
+from axm_conformance import check_tool
+from axm_conformance._failure import format_failure
+from axm_conformance._report import ToolReport
+from axm_conformance._settings import Settings
+from tests.conftest import FIXTURES
+from tests.kit.test_fixture_zoo import SEEDS
+
+SERVER = shlex.join([sys.executable, str(FIXTURES / "mcp_servers" / "state_server.py")])
+
+
+def tools_of(command: str, *names: str) -> list[str]:
+    return [f"mcp:{command}[{name}]" for name in names]
+
+
+# (the tools certified, the first of them the one judged; the defect that makes it fail, as
+# the argument of the server or the defective twin's reference; the check it fails; the tool
+# whose call must come before the failure, "" when the value alone suffices)
+DEFECTS: list[tuple[str, list[str], list[str], str, str]] = [
+    (
+        "server-reader-bound",
+        tools_of(f"{SERVER} --defect reader-bound", "read_sheet", "write_sheet"),
+        tools_of(SERVER, "read_sheet", "write_sheet"),
+        "schema-tells-truth",
+        "write_sheet",
+    ),
+    (
+        "server-lookup-writes",
+        tools_of(f"{SERVER} --defect lookup-writes", "lookup_term", "list_terms", "recent_lookups"),
+        tools_of(SERVER, "lookup_term", "list_terms", "recent_lookups"),
+        "read-only-honoured",
+        "",
+    ),
+    (
+        "server-getter-crashes",
+        tools_of(f"{SERVER} --defect getter-crashes", "get_record", "create_record"),
+        tools_of(SERVER, "get_record", "create_record"),
+        "no-error-response",
+        "create_record",
+    ),
+    (
+        "module-reader-bound",
+        ["zoo_together:ReadSheetTool", "zoo_together:WriteSheetTool"],
+        ["zoo_together:ReadCellsTool", "zoo_together:WriteSheetTool"],
+        "schema-tells-truth",
+        "write_sheet",
+    ),
+    (
+        "module-getter-crashes",
+        ["zoo_together:GetRecordTool", "zoo_together:CreateRecordTool"],
+        ["zoo_together:FetchRecordTool", "zoo_together:CreateRecordTool"],
+        "no-unexpected-exception",
+        "create_record",
+    ),
+]
+RUNS = [(defect, seed) for defect in DEFECTS for seed in SEEDS]
+
+
+def judged(refs: list[str], check: str, seed: int) -> ToolReport:
+    report = check_tool(refs, checks=(check,), seed=seed, timeout=2.0)
+    return next(tool for tool in report.tools if tool.subject.ref == refs[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("defect", "seed"), RUNS, ids=[f"{d[0]}-{s}" for d, s in RUNS])
+def test_a_defect_behind_another_tool_is_found_with_the_calls_before_it(
+    defect: tuple[str, list[str], list[str], str, str], seed: int
+) -> None:
+    _, defective, correct, check, before = defect
+    tool = judged(defective, check, seed)
+    (outcome,) = tool.outcomes
+    assert outcome.status == "failed", outcome.messages
+    names = [name for _, name, _ in outcome.before]
+    assert names == ([before] if before else [])
+    report = format_failure(tool, outcome, Settings())
+    if before:
+        assert f"  after:    1. {before}(" in report
+    twin = judged(correct, check, seed)
+    assert [item.status for item in twin.outcomes] == ["passed"], twin.outcomes[0].messages
+
+
+@pytest.mark.slow
+def test_a_sequence_failure_is_reproduced_by_its_pytest_command(pytester: pytest.Pytester) -> None:
+    """The reproduction a report gives re-runs the check on the tools of the run: the calls
+    before the failure are made again, and it fails the same way."""
+    _, defective, _, check, before = DEFECTS[2]
+    tool = judged(defective, check, SEEDS[0])
+    (outcome,) = tool.outcomes
+    command = format_failure(tool, outcome, Settings()).split("Reproduce with:\n")[1]
+    arguments = shlex.split(command.splitlines()[0])[1:]
+    arguments += [f"--axm-tool={ref}" for ref in defective[1:]]
+    result = pytester.runpytest_subprocess(*arguments, "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1, passed=1)
+    assert f"after:    1. {before}(" in result.stdout.str()
+
+
+def test_every_defect_has_a_correct_twin_of_the_same_tools() -> None:
+    for name, defective, correct, _, _ in DEFECTS:
+        assert len(defective) == len(correct) and defective != correct, name
