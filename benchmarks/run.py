@@ -5,8 +5,8 @@ Run with the project's interpreter::
     python benchmarks/run.py            # the full run (about 9 minutes on 2 cores)
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
-Options: ``--repeats N``; ``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink``
-(repeatable);
+Options: ``--repeats N``;
+``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink|together`` (repeatable);
 ``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
 shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
 ``--output FILE``.
@@ -65,6 +65,10 @@ The script is importable (``import run`` from ``benchmarks/``): nothing runs on 
     Hypothesis search for a failing input (its way before), in this process, at
     ``--axm-examples=30``; with the size of the inputs reported and how many ended another way
     than the failure found. Counted, not timed: repeats do not apply.
+11. **Together** (``together.py``): a server's or a package's tools certified whole with the
+    sequences that call other tools of their home first (the kit) against each tool alone (its
+    way before), in this process, at ``--axm-examples=100``: wall time (the goal: within 1.5x)
+    and the calls made through the workers, steps included.
 """
 
 from __future__ import annotations
@@ -95,6 +99,7 @@ from pathlib import Path
 from typing import Any
 
 import shrinking
+import together
 
 __all__ = [
     "BENCH_TOOLS",
@@ -1193,6 +1198,7 @@ def table(results: dict[str, Any]) -> str:
             *_portable_lines(results),
             *_sandbox_lines(results),
             *shrinking.lines(results),
+            *together.lines(results),
         ]
     )
 
@@ -1210,7 +1216,17 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox", "shrink"),
+        choices=(
+            "floor",
+            "xdist",
+            "startup",
+            "scaling",
+            "mcp",
+            "portable",
+            "sandbox",
+            "shrink",
+            "together",
+        ),
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1245,7 +1261,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeats = args.repeats or (1 if args.quick else 3)
     wanted = set(
         args.only
-        or ("floor", "xdist", "startup", "scaling", "mcp", "portable", "sandbox", "shrink")
+        or (
+            "floor",
+            "xdist",
+            "startup",
+            "scaling",
+            "mcp",
+            "portable",
+            "sandbox",
+            "shrink",
+            "together",
+        )
     )
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
@@ -1299,6 +1325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "shrink" in wanted:
             _log(f"10. shrinking from the failure found / a fresh search: {len(refs)} tools")
             results["shrinking"] = shrinking.measure(refs)
+        if "together" in wanted:
+            _log(f"11. a home's tools together / alone: {len(together.HOMES)} homes")
+            results["together"] = together.measure(repeats)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,

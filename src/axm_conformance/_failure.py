@@ -98,6 +98,10 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     through :func:`check_tool` and the kit's worker, with every setting the run had."""
     reproduced = _reproduced(settings)
     options = ["pytest", "--axm-conformance", f"--axm-tool={tool.subject.ref}"]
+    evidence = outcome.evidence
+    if evidence is not None and evidence.before:
+        # The run's sequences are drawn among the same tools of its home.
+        options += [f"--axm-tool={ref}" for ref in tool.together]
     options.append(f"--axm-check={outcome.check_id}")
     options.append(f"--axm-seed={tool.seed}")
     options += [
@@ -108,14 +112,14 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     ]
     lines = [_INDENT + shlex.join(options)]
     call = protocol_named(tool.subject.protocol).call_snippet
-    evidence = outcome.evidence
     if evidence is None or not call or not evidence.callable_by_hand:
         return lines
     # The tools of a server called one after another share its session only in the kit's
     # worker: a load_tool each would start a server each.
     shared = bool(evidence.before) and not tool.subject.offers("in-process")
     if shared or any(name in reproduced for name in _WORKER_ONLY):
-        arguments = [repr(tool.subject.ref), f"checks={(outcome.check_id,)!r}"]
+        refs = [tool.subject.ref, *(tool.together if evidence.before else ())]
+        arguments = [repr(refs[0] if len(refs) == 1 else refs), f"checks={(outcome.check_id,)!r}"]
         arguments.append(f"seed={tool.seed}")
         arguments += [f"{name}={value!r}" for name, value in reproduced.items()]
         worker = (

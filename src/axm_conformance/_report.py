@@ -75,13 +75,15 @@ class Outcome:
 class ToolReport:
     """Every outcome for one tool, the seed its inputs were generated from, and what became of
     its valid calls: how many were made, served, refused and errored (empty when no per-call
-    check ran)."""
+    check ran); and the other tools of its home that were explored with it (see the engine's
+    _stateful), which a reproduction of a failure found after them certifies with it."""
 
     subject: SubjectInfo
     key: str
     outcomes: tuple[Outcome, ...]
     seed: int
     calls: dict[str, int | float] = field(default_factory=dict)
+    together: tuple[str, ...] = ()
 
     @property
     def verdict(self) -> Verdict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+
 import pytest
 
 from axm_conformance import check_tool
@@ -75,7 +76,7 @@ def judged(refs: list[str], check: str, seed: int) -> ToolReport:
 def test_a_defect_behind_another_tool_is_found_with_the_calls_before_it(
     defect: tuple[str, list[str], list[str], str, str], seed: int
 ) -> None:
-    _, defective, correct, check, before = defect
+    _, defective, _, check, before = defect
     tool = judged(defective, check, seed)
     (outcome,) = tool.outcomes
     assert outcome.status == "failed", outcome.messages
@@ -84,7 +85,18 @@ def test_a_defect_behind_another_tool_is_found_with_the_calls_before_it(
     report = format_failure(tool, outcome, Settings())
     if before:
         assert f"  after:    1. {before}(" in report
-    twin = judged(correct, check, seed)
+
+
+# The correct twins are certified at the three seeds, with every check, by the fixture zoo
+# (fixtures/manifest.toml) and the fixture servers' test (the correct state_server); here they
+# are held to the defect's check at the default examples once.
+@pytest.mark.slow
+@pytest.mark.parametrize("defect", DEFECTS, ids=[defect[0] for defect in DEFECTS])
+def test_the_correct_twin_of_a_defect_behind_another_tool_passes(
+    defect: tuple[str, list[str], list[str], str, str],
+) -> None:
+    _, _, correct, check, _ = defect
+    twin = judged(correct, check, SEEDS[0])
     assert [item.status for item in twin.outcomes] == ["passed"], twin.outcomes[0].messages
 
 
@@ -97,7 +109,9 @@ def test_a_sequence_failure_is_reproduced_by_its_pytest_command(pytester: pytest
     (outcome,) = tool.outcomes
     command = format_failure(tool, outcome, Settings()).split("Reproduce with:\n")[1]
     arguments = shlex.split(command.splitlines()[0])[1:]
-    arguments += [f"--axm-tool={ref}" for ref in defective[1:]]
+    assert [word for word in arguments if word.startswith("--axm-tool=")] == [
+        f"--axm-tool={ref}" for ref in defective
+    ]
     result = pytester.runpytest_subprocess(*arguments, "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1, passed=1)
     assert f"after:    1. {before}(" in result.stdout.str()

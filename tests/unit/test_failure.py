@@ -324,13 +324,22 @@ def failed_after_steps(**overrides: Any) -> tuple[ToolReport, Outcome]:
         evidence=evidence,
     )
     tool = subject(ref="tools:GetRecordTool", name="get_record", **overrides)
-    return ToolReport(tool, "get_record", (outcome,), seed=1), outcome
+    together = ("tools:CreateRecordTool", "tools:ListRecordsTool")
+    return ToolReport(tool, "get_record", (outcome,), seed=1, together=together), outcome
 
 
 def test_a_failure_after_other_tools_shows_their_calls_first_and_makes_them_in_python() -> None:
     tool, outcome = failed_after_steps()
     report = format_failure(tool, outcome, Settings(sandbox="off"))
     assert '  after:    1. create_record({"title": ""})' in report.splitlines()
+    # The pytest command certifies the tool with the same tools of its home, among which its
+    # sequences are drawn again from the same seed.
+    command = shlex.split(report.split("Reproduce with:\n")[1].splitlines()[0])
+    assert [word for word in command if word.startswith("--axm-tool=")] == [
+        "--axm-tool=tools:GetRecordTool",
+        "--axm-tool=tools:CreateRecordTool",
+        "--axm-tool=tools:ListRecordsTool",
+    ]
     assert report.index("after:") < report.index("input:")
     code = "\n".join(
         line.removeprefix("    ") for line in report.split("or in Python:\n")[1].splitlines()
@@ -359,4 +368,8 @@ def test_a_failure_after_other_tools_of_a_server_is_reproduced_through_the_worke
     report = format_failure(tool, outcome, Settings(sandbox="off"))
     code = report.split("or in Python:\n")[1]
     assert "check_tool(" in code and "load_tool(" not in code
+    lines = [line.removeprefix("    ") for line in code.splitlines()]
+    assert called("\n".join(lines), "check_tool")[0] == [
+        ["tools:GetRecordTool", "tools:CreateRecordTool", "tools:ListRecordsTool"]
+    ]
     assert "makes the calls before it on the same server" in code

@@ -71,8 +71,10 @@ def _said(changes: Iterable[Change]) -> str:
     reads_world=True,
 )
 def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A tool that declares itself read-only changes nothing: its working directory, nor what
-    the other read-only tools of its server return."""
+    """A tool that declares itself read-only changes no file, nor what other tools return.
+
+    Its working directory, compared by content; and what the other read-only tools of its
+    server return after the call made once and made again (see the engine's read_world)."""
     changes = _changed(call)
     if changes:
         yield f"declares readOnlyHint, yet the call {_said(changes)}"
@@ -113,8 +115,9 @@ def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context)
     reads_world=True,
 )
 def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A tool that declares itself idempotent leaves the same state when a call is repeated:
-    its working directory, and what the read-only tools of its server return."""
+    """A tool that declares itself idempotent leaves the same state when a call is repeated.
+
+    Its working directory, and what the read-only tools of its server return."""
     first = call.observation.result
     again = call.repeat.result if call.repeat is not None else None
     if again is not None and first is not None and again.state != first.state:

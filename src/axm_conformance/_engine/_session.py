@@ -1062,7 +1062,12 @@ def certify(
             fuzzed, calls = _fuzz(subject, per_call, context, settings, seed, worker, progress)
         outcomes.update(fuzzed)
     ordered = tuple(outcomes[check.id] for check in chosen)
-    return ToolReport(subject=subject, key=key, outcomes=ordered, seed=seed, calls=calls)
+    together = tuple(
+        other.ref
+        for other in context.subjects
+        if subject.shares_home(other) and settings.refusal(other.effects) is None
+    )
+    return ToolReport(subject, key, ordered, seed, calls, together)
 
 
 def _fuzz(

@@ -1,0 +1,136 @@
+"""Figure 11: what exploring a tool after the other tools of its home costs, per server or
+package: its certification with those sequences (the kit) against the same certification with
+each tool called alone (the kit's way before), in the same run.
+
+Run by ``benchmarks/run.py --only together``, or alone (``python benchmarks/together.py``): each
+home of ``HOMES`` (the fixture MCP servers and module whose tools share a world, and a server
+whose tools share none) is certified whole in this process at the default ``--axm-examples``
+(100) and seed ``BASE_SEED``, ``repeats`` times each way, alternating; the median wall time of
+each way, their ratio (the goal: within 1.5), and the valid calls judged each way. The calls
+the sequences add are counted by the worker's calls (the steps included).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from axm_conformance import check_tool
+from axm_conformance._engine import _session
+from axm_conformance._process.parent._worker import Worker
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+BASE_SEED = 20261122
+SERVERS = FIXTURES / "mcp_servers"
+
+
+def _server(script: str) -> str:
+    return f"mcp:{shlex.join([sys.executable, str(SERVERS / script)])}"
+
+
+HOMES: dict[str, list[str] | str] = {
+    "state_server (7 tools)": _server("state_server.py"),
+    "zoo_together (6 tools)": [
+        f"zoo_together:{name}"
+        for name in (
+            "WriteSheetTool",
+            "ReadSheetTool",
+            "ReadCellsTool",
+            "CreateRecordTool",
+            "GetRecordTool",
+            "FetchRecordTool",
+        )
+    ],
+    "word_server (3 tools)": _server("word_server.py"),
+}
+
+
+@contextlib.contextmanager
+def alone() -> Iterator[None]:
+    """Each tool called alone: the phase of sequences skipped."""
+    original = _session.explore_together
+    _session.explore_together = lambda session, seed: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _session.explore_together = original
+
+
+@contextlib.contextmanager
+def counting(counter: list[int]) -> Iterator[None]:
+    """Count every call the engine makes through a worker (the tool's, the steps')."""
+    original = Worker.call
+
+    def call(self: Worker, target: str, *args: Any, **kwargs: Any) -> Any:
+        counter[0] += 1
+        return original(self, target, *args, **kwargs)
+
+    Worker.call = call  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Worker.call = original  # type: ignore[method-assign]
+
+
+def certified(refs: list[str] | str) -> tuple[float, int, int]:
+    """Wall seconds, worker calls, and valid calls judged, of one certification."""
+    counter = [0]
+    started = time.perf_counter()
+    with counting(counter):
+        report = check_tool(refs, seed=BASE_SEED)
+    wall = time.perf_counter() - started
+    valid = sum(int(tool.calls.get("valid", 0)) for tool in report.tools)
+    return wall, counter[0], valid
+
+
+def measure(repeats: int) -> dict[str, Any]:
+    if str(FIXTURES) not in sys.path:
+        sys.path.insert(0, str(FIXTURES))
+    rows: dict[str, Any] = {}
+    for name, refs in HOMES.items():
+        runs: dict[str, list[tuple[float, int, int]]] = {"together": [], "alone": []}
+        for _ in range(repeats):
+            runs["together"].append(certified(refs))
+            with alone():
+                runs["alone"].append(certified(refs))
+        medians = {
+            way: {
+                "wall_s": round(statistics.median(run[0] for run in made), 2),
+                "calls": int(statistics.median(run[1] for run in made)),
+                "valid_calls": int(statistics.median(run[2] for run in made)),
+            }
+            for way, made in runs.items()
+        }
+        rows[name] = {
+            **medians,
+            "ratio": round(medians["together"]["wall_s"] / medians["alone"]["wall_s"], 2),
+        }
+    return {"repeats": repeats, "seed": BASE_SEED, "homes": rows}
+
+
+def lines(results: dict[str, Any]) -> Iterator[str]:
+    together = results.get("together")
+    if not together:
+        return
+    yield ""
+    yield "11. A home's tools explored together against each tool alone (goal: within 1.5x)"
+    for name, row in together["homes"].items():
+        yield (
+            f"  {name}: together {row['together']['wall_s']} s, {row['together']['calls']} "
+            f"calls; alone {row['alone']['wall_s']} s, {row['alone']['calls']} calls; "
+            f"together / alone = {row['ratio']}"
+        )
+
+
+if __name__ == "__main__":
+    import json
+
+    outcome = {"together": measure(int(sys.argv[1]) if len(sys.argv) > 1 else 3)}
+    print("\n".join(lines(outcome)))
+    print(json.dumps(outcome["together"], indent=2))
