@@ -29,6 +29,7 @@ from hypothesis.database import ExampleDatabase
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, Context, checks_for
+from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._stateful import Together, explore_together, make_steps, read_world
 from axm_conformance._failure import stderr_tail
 from axm_conformance._feeds import (
@@ -51,7 +52,7 @@ from axm_conformance._observation import (
 )
 from axm_conformance._outcomes import Evidence, Finding, Severity, Status, not_run, note
 from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
-from axm_conformance._process.parent._worker import Crash, Worker
+from axm_conformance._process.parent._worker import Crash
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
@@ -188,7 +189,7 @@ class _Session:
     subject: SubjectInfo
     runs: list[_Run]
     context: Context
-    worker: Worker
+    worker: Caller
     settings: Settings
     invalid: SearchStrategy[Mutation]
     # The valid inputs as Examples that name their source.
@@ -236,6 +237,8 @@ class _Session:
     backoffs: int = 0
     paused: float = 0.0
     last_call: float = -math.inf
+    # What makes a caller of the tool that reaches the network (see _served_online).
+    online: Callers = tool_worker
     # The other tools of its home and what their calls made (see _stateful), and how many of
     # the calls made after them were varied.
     together: Together | None = None
@@ -1009,10 +1012,12 @@ def certify(
     check_ids: Iterable[str] | None = None,
     workers: WorkersAhead | None = None,
     progress: Progress | None = None,
+    callers: Callers | None = None,
 ) -> ToolReport:
     """Run the selected checks (all by default) on one tool and return their outcomes.
 
-    The tool is called in a worker of its own, taken from ``workers`` when given. Without a
+    The tool is called in a worker of its own, taken from ``workers`` when given, or by a
+    caller ``callers`` makes (see _caller: the kit's tests give the engine a fake). Without a
     ``seed``, the tool's is derived from its key and input schema (a derandomized run).
     ``progress`` is told, now and then while the tool is called, what is being done.
     """
@@ -1055,11 +1060,17 @@ def certify(
             )
             unpaid = 0.0
     if per_call:
-        worker = (workers or WorkersAhead(settings)).take(subject)
+        if callers is None:
+            caller: Caller = (workers or WorkersAhead(settings)).take(subject)
+            callers = tool_worker
+        else:
+            caller = callers(subject, settings)
         # Inputs come from the tool's side only (its schema, source, files), never from the
         # modules this process imported: see _strategies._constants.
         with without_local_constants():
-            fuzzed, calls = _fuzz(subject, per_call, context, settings, seed, worker, progress)
+            fuzzed, calls = _fuzz(
+                subject, per_call, context, settings, seed, (caller, callers), progress
+            )
         outcomes.update(fuzzed)
     ordered = tuple(outcomes[check.id] for check in chosen)
     together = tuple(
@@ -1076,15 +1087,16 @@ def _fuzz(
     context: Context,
     settings: Settings,
     seed: int,
-    worker: Worker,
+    callers: tuple[Caller, Callers],
     progress: Progress | None,
 ) -> tuple[dict[str, Outcome], dict[str, int | float]]:
     """The outcomes of the per-call checks, and what became of the valid calls (CALL_KINDS;
     with ``backoffs`` and ``paused`` seconds when the server's pacing made the kit back off)."""
     started = time.perf_counter()
     runs = [_Run(check) for check in checks]
+    worker, online = callers
     # The worker is closed whatever happens, also when the tool turns out not to be callable.
-    with worker:
+    with contextlib.closing(worker):
         try:
             schema = subject.input_schema
             hints = hints_for(subject, settings)
@@ -1101,6 +1113,7 @@ def _fuzz(
                 mutations = [*mutations, *_not_objects()]
             discarded_before = discarded_count(schema)
             session = _Session(subject, runs, context, worker, settings, invalid, drawn)
+            session.online = online
             session.progress = progress
             session.together = Together.of(session)
             session.deadline = time.monotonic() + settings.tool_budget
@@ -1216,7 +1229,7 @@ def _served_online(session: _Session) -> None:
         session.finish(OFFLINE)
         return
     main = session.worker
-    session.worker = tool_worker(
+    session.worker = session.online(
         session.subject, dataclasses.replace(session.settings, network=("*",))
     )
     try:

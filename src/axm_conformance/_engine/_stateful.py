@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,6 +60,8 @@ _READINGS = 3
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 _PREVIEW = 120
+# Seconds a step may take before its tool prepares no more.
+_SLOWEST_STEP = 1.0
 
 
 @dataclass
@@ -258,13 +261,18 @@ def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
 
 def call_step(session: _Session, step: Step) -> Observation | None:
     """Call another tool of the home; None when the call crashed or hung, which drops the tool
-    from those that prepare (the damage is its, not the tool certified's)."""
+    from those that prepare (the damage is its, not the tool certified's). A tool whose call
+    took longer than _SLOWEST_STEP prepares no more either: its calls are the tool
+    certified's cost, not its judgement."""
     assert session.together is not None
     session.calls += 1
+    started = time.monotonic()
     answer = session.worker.call(
         VALID.target, step.input, False, "", step.ref, timeout=session.settings.timeout
     )
     observation = answer.value if answer.crash is None and answer.error is None else None
+    if time.monotonic() - started > _SLOWEST_STEP:
+        session.together.tools.pop(step.ref, None)
     if not isinstance(observation, Observation) or observation.status == "crashed":
         session.together.tools.pop(step.ref, None)
         return None

@@ -1,0 +1,126 @@
+"""The engine's phases, run through a fake caller: what is called, in which order, and what each
+phase concludes, without a worker or a tool process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from axm_conformance._engine import certify
+from axm_conformance._observation import Observation, SubjectInfo
+from axm_conformance._settings import Settings
+from tests.unit.factories import exception, raised, subject
+from tests.unit.fake_caller import FakeCaller, refused, served
+
+SETTINGS = Settings(examples=10, sandbox="off")
+
+
+def schema(**properties: Any) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def run(tool: SubjectInfo, fake: FakeCaller, checks: tuple[str, ...], *others: SubjectInfo) -> Any:
+    return certify(
+        tool,
+        str(tool.name),
+        SETTINGS,
+        seed=1,
+        subjects=(tool, *others),
+        check_ids=checks,
+        callers=fake.callers,
+    )
+
+
+def test_a_bound_far_inside_the_declared_one_is_found_by_bisection() -> None:
+    tool = subject(
+        input_schema=schema(
+            limit={"type": "integer", "minimum": 1, "maximum": 1000},
+            offset={"type": "integer", "minimum": 0},
+        )
+    )
+    fake = FakeCaller(
+        lambda value: served(n=value["limit"]) if value["limit"] <= 50 else refused("too many")
+    )
+    report = run(tool, fake, ("schema-tells-truth",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "warning"
+    assert "50" in " ".join(outcome.messages)
+    assert fake.closed
+
+
+def test_a_failure_is_shrunk_from_the_input_found_and_called_again_in_a_fresh_caller() -> None:
+    tool = subject(input_schema=schema(text={"type": "string"}), literals=("key=value",))
+
+    def tool_call(value: dict[str, Any]) -> Observation:
+        if "=" in value["text"]:
+            return raised(exception("ValueError"))
+        return served(words=len(value["text"].split()))
+
+    fake = FakeCaller(tool_call)
+    report = run(tool, fake, ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed"
+    text = outcome.input["text"]
+    assert "=" in text and len(text) < len("key=value")
+    assert "shrunk from" in outcome.input_label
+    assert fake.restarts == 1  # the reproduction, alone, in a fresh worker
+
+
+WRITER = subject(
+    ref="tools:WriteTool",
+    name="write",
+    input_schema=schema(path={"type": "string", "minLength": 1}),
+)
+READER = subject(
+    ref="tools:ReadTool",
+    name="read",
+    input_schema=schema(
+        path={"type": "string", "minLength": 1},
+        limit={"type": "integer", "minimum": 0, "maximum": 10},
+    ),
+)
+
+
+def test_a_reader_is_called_with_what_a_writer_was_given_and_its_failure_keeps_the_step() -> None:
+    files: set[str] = set()
+
+    def write(value: dict[str, Any]) -> Observation:
+        files.add(value["path"])
+        return served(written=value["path"])
+
+    def read(value: dict[str, Any]) -> Observation:
+        if value["path"] not in files:
+            return refused(f"no file {value['path']}")
+        if value["limit"] == 0:
+            return raised(exception("ZeroDivisionError"))
+        return served(lines=value["limit"])
+
+    fake = FakeCaller(read, {WRITER.ref: write}, reset=files.clear)
+    report = run(READER, fake, ("no-unexpected-exception",), WRITER)
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed", outcome.messages
+    ((ref, name, given),) = outcome.before
+    assert (ref, name) == (WRITER.ref, "write")
+    assert outcome.input == {"path": given["path"], "limit": 0}
+    assert report.together == (WRITER.ref,)
+    # Reproduced in a fresh world: the step made again first, then the failing call.
+    restart = len(fake.calls) - 1 - fake.calls[::-1].index((WRITER.ref, given))
+    assert fake.calls[restart + 1] == ("", outcome.input)
+
+
+def test_a_tool_alone_has_no_sequences_and_a_step_that_fails_its_own_call_is_dropped() -> None:
+    def crash(value: Any) -> Observation:
+        return Observation(status="crashed", crash_kind="exited", crash_detail="killed")
+
+    fake = FakeCaller(lambda value: served(), {WRITER.ref: crash})
+    report = run(READER, fake, ("no-unexpected-exception",), WRITER)
+    assert [outcome.status for outcome in report.outcomes] == ["passed"]
+    # The crashing tool was called once, and prepared nothing after.
+    assert [ref for ref, _ in fake.calls].count(WRITER.ref) == 1
+    alone = FakeCaller(lambda value: served())
+    run(READER, alone, ("no-unexpected-exception",))
+    assert {ref for ref, _ in alone.calls} == {""}
