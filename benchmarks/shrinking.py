@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, Verbosity
 from hypothesis.errors import HypothesisException
 
 from axm_conformance import check_tool
+from axm_conformance._engine import _certify, _shrinking
 from axm_conformance._engine import _session as _engine
 from axm_conformance._strategies import shrink_size, valid_inputs
 
@@ -37,7 +38,7 @@ def fresh_search(session: Any, run: Any) -> None:
     fails the check as severely, up to max(examples, 20) examples and the shrinking budget; the
     failure replaced when what it found is no larger."""
     feed = run.check.feed
-    deadline = time.monotonic() + _engine._SHRINK_BUDGET
+    deadline = time.monotonic() + _shrinking._SHRINK_BUDGET
     severe = _engine._severe(run.failure[1])
     found: list[Any] = []
     tried: dict[str, Any] = {repr(run.failure[0].input): run.failure}
@@ -63,7 +64,7 @@ def fresh_search(session: Any, run: Any) -> None:
         session.invalid
         if feed is _engine.INVALID
         else valid_inputs(
-            session.subject.input_schema, _engine.hints_for(session.subject, session.settings)
+            session.subject.input_schema, _certify.hints_for(session.subject, session.settings)
         )
     )
     chosen = hypothesis.settings(
@@ -82,11 +83,11 @@ def fresh_search(session: Any, run: Any) -> None:
 @contextlib.contextmanager
 def counted(shrink: Callable[..., None], records: list[dict[str, Any]]) -> Iterator[None]:
     """Shrink with ``shrink``, recording for each failing check its calls and what it reported."""
-    original = _engine._Session.shrink
+    original = _certify.shrink
 
     def measured(session: Any, run: Any, *rest: Any) -> None:
         before, first = session.calls, run.failure
-        kind = session.failure_kind(*first)
+        kind = _shrinking.failure_kind(session, *first)
         shrink(session, run)
         records.append(
             {
@@ -94,21 +95,21 @@ def counted(shrink: Callable[..., None], records: list[dict[str, Any]]) -> Itera
                 "check": run.check.id,
                 "calls": session.calls - before,
                 "size": shrink_size(run.failure[0].input)[0],
-                "same_kind": session.failure_kind(*run.failure) == kind,
+                "same_kind": _shrinking.failure_kind(session, *run.failure) == kind,
             }
         )
 
-    _engine._Session.shrink = measured  # type: ignore[method-assign]
+    _certify.shrink = measured
     try:
         yield
     finally:
-        _engine._Session.shrink = original  # type: ignore[method-assign]
+        _certify.shrink = original
 
 
 def measure(refs: list[str]) -> dict[str, Any]:
     if str(FIXTURES) not in sys.path:
         sys.path.insert(0, str(FIXTURES))
-    ways = {"kit": _engine._Session.shrink, "fresh search": fresh_search}
+    ways = {"kit": _shrinking.shrink, "fresh search": fresh_search}
     records: dict[str, list[dict[str, Any]]] = {}
     for way, shrink in ways.items():
         records[way] = []

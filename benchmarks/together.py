@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance import check_tool
-from axm_conformance._engine import _session
+from axm_conformance._engine import _certify
 from axm_conformance._process.parent._worker import Worker
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -54,12 +54,12 @@ HOMES: dict[str, list[str] | str] = {
 @contextlib.contextmanager
 def alone() -> Iterator[None]:
     """Each tool called alone: the phase of sequences skipped."""
-    original = _session.explore_together
-    _session.explore_together = lambda session, seed: None  # type: ignore[assignment]
+    original = _certify.explore_together
+    _certify.explore_together = lambda session, seed: None  # type: ignore[assignment]
     try:
         yield
     finally:
-        _session.explore_together = original
+        _certify.explore_together = original
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from hypothesis.internal.constants_ast import is_local_module_file
 
 import axm_conformance
 from axm_conformance import check_tool
-from axm_conformance._engine import _session as _engine
+from axm_conformance._engine import _certify
 
 pytestmark = pytest.mark.slow
 
@@ -58,6 +58,6 @@ def test_without_the_guard_the_tripwire_catches_a_borrowed_literal(
     """The control: the tripwire does catch what Hypothesis borrows when nothing stops it."""
     if not is_local_module_file(axm_conformance.__file__):
         pytest.skip("the kit is not installed editable: Hypothesis borrows none of its literals")
-    monkeypatch.setattr(_engine, "without_local_constants", contextlib.nullcontext)
+    monkeypatch.setattr(_certify, "without_local_constants", contextlib.nullcontext)
     found = borrowed(check_tool(TRIPWIRE, examples=EXAMPLES, seed=SEED))
     assert any("the kit sent its own literal" in message for message in found), found

@@ -1,10 +1,13 @@
 """The engine: certify one tool by running every selected check, sharing calls between them.
 
-Its phases each own a module: the session that calls the tool and lets every check judge each
-call (valid and invalid inputs, variations of refused ones, probes, shrinking and confirmation,
-the verdict), and the exploration of the tool among the other tools of its server or package.
+Its phases each own a module, behind :func:`certify` (``_certify``): the session that calls the
+tool through a caller (``_caller``: the worker, or a fake in the kit's tests) and lets every check
+judge each call of valid and invalid inputs, refused ones varied (``_session``); the calls after
+other tools of its home (``_stateful``); the probes (``_probes``); shrinking and confirmation
+(``_shrinking``); the verdict (``_verdict``).
 """
 
-from axm_conformance._engine._session import CALL_KINDS, Progress, certify, hints_for
+from axm_conformance._engine._certify import certify, hints_for
+from axm_conformance._engine._session import CALL_KINDS, Progress
 
 __all__ = ["CALL_KINDS", "Progress", "certify", "hints_for"]

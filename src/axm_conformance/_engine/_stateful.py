@@ -57,6 +57,7 @@ _LONGEST = 200
 # The calls per tool whose world is read (see read_world): each costs a call of the tool and
 # three of each read-only tool.
 _READINGS = 3
+_READERS = 3
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 _PREVIEW = 120
@@ -86,12 +87,14 @@ class Together:
         }
         return cls(tools)
 
-    def readers(self) -> list[SubjectInfo]:
-        """The tools that declare themselves read-only (MCP's readOnlyHint): what they return
-        is the world as the tool's server shows it."""
-        return [
+    def readers(self, subject: SubjectInfo) -> list[SubjectInfo]:
+        """The tools that declare themselves read-only (MCP's readOnlyHint), whose results are
+        the world as the tool's server shows it: at most _READERS, those whose names the
+        subject shares first (see _weight)."""
+        readers = [
             tool for tool in self.tools.values() if tool.annotations.get("readOnlyHint") is True
         ]
+        return sorted(readers, key=lambda tool: -_weight(tool, subject))[:_READERS]
 
 
 def explore_together(session: _Session, seed: int) -> None:
@@ -293,7 +296,7 @@ def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
     assert together is not None
     together.readings -= 1
     steady: dict[str, tuple[Step, Observation]] = {}
-    for reader in together.readers():
+    for reader in together.readers(session.subject):
         step = _reading_step(session, reader)
         if step is None:
             continue

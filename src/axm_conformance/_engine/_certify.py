@@ -1,0 +1,290 @@
+"""Certify one tool: the static checks, then the per-call checks over calls they share, phase by
+phase (valid inputs, variations of refused ones, calls after other tools of its home, invalid
+inputs, probes, shrinking and confirmation), and the verdict.
+
+Each input (the boundary examples, then each hint put in each place, then the inputs Hypothesis
+generates with the hints mixed in) is sent once to the tool's worker, and every per-call check
+judges the observation. The hints are what may reach the tool's domain beyond the schema: the
+literals of its source, the names of its worker files, the values its descriptions and schema
+name. Generation is the expensive part of a run, so an input is drawn once per tool, not once
+per check. Each check keeps its own first failure, which is then shrunk on its own, so one
+defect never hides another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+
+from axm_conformance._checks import Check, Context, checks_for
+from axm_conformance._engine._caller import Caller, Callers
+from axm_conformance._engine._probes import offline, probe
+from axm_conformance._engine._session import (
+    CALL_KINDS,
+    Progress,
+    _charge,
+    _NotRunnable,
+    _Run,
+    _Session,
+    _Stop,
+)
+from axm_conformance._engine._shrinking import confirm, reproduce, shrink
+from axm_conformance._engine._stateful import Together, explore_together
+from axm_conformance._engine._verdict import outcome_of, status_of
+from axm_conformance._feeds import (
+    INVALID,
+    VALID,
+)
+from axm_conformance._observation import (
+    SubjectInfo,
+    canonical_json,
+)
+from axm_conformance._outcomes import Severity, Status, not_run, note
+from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
+from axm_conformance._report import Outcome, ToolReport
+from axm_conformance._settings import Settings, derived_seed
+from axm_conformance._strategies import (
+    Hints,
+    Mutation,
+    boundary_inputs,
+    described_values,
+    discarded_count,
+    generated_inputs,
+    hinted_inputs,
+    invalid_examples,
+    invalid_inputs,
+    structured_strings,
+    without_local_constants,
+)
+
+__all__ = ["certify", "hints_for"]
+
+# A source's values that come before the strings built of its tokens: the tool's nearest.
+_NEAREST_HINTS = 16
+
+
+def _not_objects() -> list[Mutation]:
+    """Inputs that are not objects at all, for protocols whose input arrives as one value."""
+    values: tuple[Any, ...] = (None, [], "text", 0)
+    return [
+        Mutation(value, "not-an-object", (), f"the input is {json.dumps(value)}, not an object")
+        for value in values
+    ]
+
+
+def certify(
+    subject: SubjectInfo,
+    key: str,
+    settings: Settings,
+    seed: int | None,
+    subjects: Iterable[SubjectInfo] = (),
+    check_ids: Iterable[str] | None = None,
+    workers: WorkersAhead | None = None,
+    progress: Progress | None = None,
+    callers: Callers | None = None,
+) -> ToolReport:
+    """Run the selected checks (all by default) on one tool and return their outcomes.
+
+    The tool is called in a worker of its own, taken from ``workers`` when given, or by a
+    caller ``callers`` makes (see _caller: the kit's tests give the engine a fake). Without a
+    ``seed``, the tool's is derived from its key and input schema (a derandomized run).
+    ``progress`` is told, now and then while the tool is called, what is being done.
+    """
+    if seed is None:
+        seed = derived_seed(key, canonical_json(subject.input_schema))
+    chosen = checks_for(subject.kind, check_ids or settings.checks)
+    context = Context(settings=settings, subjects=tuple(subjects))
+    outcomes: dict[str, Outcome] = {}
+    calls: dict[str, int | float] = {}
+    per_call: list[Check] = []
+    refusal = settings.refusal(subject.effects)
+    refused = None if refusal is None else not_run(refusal)
+    # A server is observed when it is described, not by its checks, which only judge what was
+    # seen: the first of them that runs is charged that time.
+    unpaid = subject.server.duration if subject.server is not None else 0.0
+    for check in chosen:
+        exempt = settings.exemption(check.opt_out, subject.name)
+        reason = (
+            note(f"exempt by the axm_{check.opt_out} setting: {exempt}")
+            if exempt is not None
+            else check.skip_reason(subject)
+        )
+        if reason is None and check.per_call:
+            reason = refused
+        if reason is not None:
+            status = Status.NOT_RUN if reason.severity is Severity.NOT_RUN else Status.SKIPPED
+            outcomes[check.id] = Outcome(check.id, check.title, status, (reason,))
+        elif check.per_call:
+            per_call.append(check)
+        else:
+            started = time.perf_counter()
+            found = check.findings(subject, None, context)
+            violations = tuple(item for item in found if item.severity is not Severity.NOTE)
+            outcomes[check.id] = Outcome(
+                check.id,
+                check.title,
+                status_of(violations, settings) if violations else Status.PASSED,
+                violations or found,
+                duration=time.perf_counter() - started + unpaid,
+            )
+            unpaid = 0.0
+    if per_call:
+        if callers is None:
+            caller: Caller = (workers or WorkersAhead(settings)).take(subject)
+            callers = tool_worker
+        else:
+            caller = callers(subject, settings)
+        # Inputs come from the tool's side only (its schema, source, files), never from the
+        # modules this process imported: see _strategies._constants.
+        with without_local_constants():
+            fuzzed, calls = _fuzz(
+                subject, per_call, context, settings, seed, (caller, callers), progress
+            )
+        outcomes.update(fuzzed)
+    ordered = tuple(outcomes[check.id] for check in chosen)
+    together = tuple(
+        other.ref
+        for other in context.subjects
+        if subject.shares_home(other) and settings.refusal(other.effects) is None
+    )
+    return ToolReport(subject, key, ordered, seed, calls, together)
+
+
+def _fuzz(
+    subject: SubjectInfo,
+    checks: list[Check],
+    context: Context,
+    settings: Settings,
+    seed: int,
+    callers: tuple[Caller, Callers],
+    progress: Progress | None,
+) -> tuple[dict[str, Outcome], dict[str, int | float]]:
+    """The outcomes of the per-call checks, and what became of the valid calls (CALL_KINDS;
+    with ``backoffs`` and ``paused`` seconds when the server's pacing made the kit back off)."""
+    started = time.perf_counter()
+    runs = [_Run(check) for check in checks]
+    worker, online = callers
+    # The worker is closed whatever happens, also when the tool turns out not to be callable.
+    with contextlib.closing(worker):
+        try:
+            schema = subject.input_schema
+            hints = hints_for(subject, settings)
+            try:
+                boundary = boundary_inputs(schema)
+                invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
+                drawn = generated_inputs(schema, hints)
+                placed = hinted_inputs(schema, hints, settings.examples)
+            except ValueError as exc:
+                raise _NotRunnable(
+                    f"no valid input can be generated from the input schema: {exc}"
+                ) from None
+            if subject.call_style == "dict":
+                mutations = [*mutations, *_not_objects()]
+            discarded_before = discarded_count(schema)
+            session = _Session(subject, runs, context, worker, settings, invalid, drawn)
+            session.online = online
+            session.progress = progress
+            session.together = Together.of(session)
+            session.deadline = time.monotonic() + settings.tool_budget
+            session.database = hypothesis.settings().database
+            with contextlib.suppress(_Stop):
+                session.phase = "valid inputs"
+                try:
+                    session.replay(VALID)
+                    for example in boundary:
+                        session.judge_example(example, f"boundary example: {example.label}")
+                    for example in placed:
+                        session.judge_example(example, example.label)
+                    session.explore(seed, feed=VALID)
+                finally:
+                    session.flush()
+                # Before other tools change the world the refusals were made in.
+                session.phase = "variations of refused inputs"
+                session.vary_refused()
+                session.phase = "after other tools of its home"
+                try:
+                    explore_together(session, seed)
+                finally:
+                    session.flush()
+            session.finish(VALID)
+            session.discarded = discarded_count(schema) - discarded_before
+            with contextlib.suppress(_Stop):
+                session.phase = "invalid inputs"
+                session.replay(INVALID)
+                for mutation in mutations:
+                    session.judge_mutation(mutation)
+                session.explore(seed, feed=INVALID)
+            session.finish(INVALID)
+            session.phase = "probes"
+            probe(session, [example.value for example in boundary], mutations)
+            offline(session, [example.value for example in boundary])
+            for run in runs:
+                if run.failure is not None and run.check.feed.fuzzed:
+                    session.phase = f"shrinking {run.check.id}"
+                    shrinking = time.perf_counter()
+                    shrink(session, run)
+                    if not run.check.repeats:  # a check that repeats compares two calls itself
+                        reproduce(session, run)
+                        if run.failure is not None:
+                            confirm(session, run)
+                    session.save(run)
+                    _charge([run], shrinking)
+        except _NotRunnable as exc:
+            message = not_run(f"not run: {exc}")
+            _share_the_rest(runs, time.perf_counter() - started)
+            outcomes = {
+                run.check.id: Outcome(
+                    run.check.id, run.check.title, Status.ERROR, (message,), duration=run.seconds
+                )
+                for run in runs
+            }
+            return outcomes, {}
+    _share_the_rest(runs, time.perf_counter() - started)
+    outcomes = {run.check.id: outcome_of(run, session, run.seconds) for run in runs}
+    calls: dict[str, int | float] = {kind: session.tally[kind] for kind in CALL_KINDS}
+    if session.backoffs:
+        calls |= {"backoffs": session.backoffs, "paused": round(session.paused, 1)}
+    return outcomes, calls
+
+
+def _share_the_rest(runs: list[_Run], total: float) -> None:
+    """Share the tool's time that no call or shrinking accounts for (its worker's start, drawing
+    the inputs) in proportion to what each check spent, so that the checks' times add up to the
+    tool's."""
+    spent = sum(run.seconds for run in runs)
+    rest = max(total - spent, 0.0)
+    for run in runs:
+        run.seconds += rest * (run.seconds / spent if spent else 1 / len(runs))
+
+
+def hints_for(subject: SubjectInfo, settings: Settings) -> Hints:
+    """The values likely to reach the tool's domain, by source (see _strategies.Hints)."""
+    described = described_values(subject.description, subject.input_schema)
+    return Hints.of(
+        {
+            "worker-file": _worker_file_names(settings),
+            "source-literal": _with_structured(subject.literals),
+            "description": _with_structured(described),
+        }
+    )
+
+
+def _with_structured(values: Sequence[str | int | float]) -> list[str | int | float]:
+    """A source's values with the strings built of its tokens (see structured_strings):
+    after its first values, the nearest to the tool, so that the placed inputs reach them."""
+    nearest = _NEAREST_HINTS
+    return [*values[:nearest], *structured_strings(values), *values[nearest:]]
+
+
+def _worker_file_names(settings: Settings) -> list[str]:
+    """The worker files as the tool finds them: paths relative to its working directory."""
+    if settings.worker_files is None:
+        return []
+    root = Path(settings.worker_files)
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
