@@ -124,3 +124,23 @@ def test_a_tool_alone_has_no_sequences_and_a_step_that_fails_its_own_call_is_dro
     alone = FakeCaller(lambda value: served())
     run(READER, alone, ("no-unexpected-exception",))
     assert {ref for ref, _ in alone.calls} == {""}
+
+
+def test_a_tool_that_refuses_every_valid_input_is_inconclusive_saying_what_it_answered() -> None:
+    tool = subject(input_schema=schema(text={"type": "string"}))
+    fake = FakeCaller(lambda value: refused("the service is closed"))
+    report = run(tool, fake, ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "inconclusive"
+    assert "'the service is closed' in" in outcome.messages[0]
+    assert report.calls["refused"] == report.calls["valid"] > 0
+
+
+def test_invalid_inputs_refused_before_the_tool_leave_nothing_to_judge() -> None:
+    tool = subject(input_schema=schema(count={"type": "integer"}))
+    fake = FakeCaller(lambda value: served())
+    report = run(tool, fake, ("invalid-input-handled",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "skipped"
+    assert "every invalid input was refused before reaching the tool" in outcome.messages[0]
+    assert all(ref == "" for ref, _ in fake.calls)

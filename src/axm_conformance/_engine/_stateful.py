@@ -264,15 +264,14 @@ def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
 
 def call_step(session: _Session, step: Step) -> Observation | None:
     """Call another tool of the home; None when the call crashed or hung, which drops the tool
-    from those that prepare (the damage is its, not the tool certified's). A tool whose call
-    took longer than _SLOWEST_STEP prepares no more either: its calls are the tool
-    certified's cost, not its judgement."""
+    from those that prepare (the damage is its, not the tool certified's). A step is stopped
+    after twice _SLOWEST_STEP, and a tool whose call took longer than _SLOWEST_STEP prepares no
+    more: preparing the world is the tool certified's cost, not its judgement."""
     assert session.together is not None
     session.calls += 1
     started = time.monotonic()
-    answer = session.worker.call(
-        VALID.target, step.input, False, "", step.ref, timeout=session.settings.timeout
-    )
+    timeout = min(session.settings.timeout, 2 * _SLOWEST_STEP)
+    answer = session.worker.call(VALID.target, step.input, False, "", step.ref, timeout=timeout)
     observation = answer.value if answer.crash is None and answer.error is None else None
     if time.monotonic() - started > _SLOWEST_STEP:
         session.together.tools.pop(step.ref, None)
