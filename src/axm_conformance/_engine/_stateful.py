@@ -50,14 +50,14 @@ _LEAST_SEQUENCES = 3
 _MOST_STEPS = 2
 # The tool's inputs per sequence with one value the steps made put in one place; one more is
 # drawn with those values mixed in.
-_PLACED = 3
+_PLACED = 2
 # Values kept from the steps' calls (the most recent), and the longest string kept.
 _KEPT = 32
 _LONGEST = 200
-# The calls per tool whose world is read (see read_world): each costs a call of the tool and
-# three of each read-only tool.
-_READINGS = 3
-_READERS = 3
+# The calls per tool whose world is read (see read_world), and the read-only tools read: each
+# reading costs a call of the tool and three of each.
+_READINGS = 2
+_READERS = 2
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 _PREVIEW = 120
@@ -89,12 +89,20 @@ class Together:
 
     def readers(self, subject: SubjectInfo) -> list[SubjectInfo]:
         """The tools that declare themselves read-only (MCP's readOnlyHint), whose results are
-        the world as the tool's server shows it: at most _READERS, those whose names the
-        subject shares first (see _weight)."""
+        the world as the tool's server shows it: at most _READERS, those that need no input
+        first (they read the server's state as a whole: a history, a listing), then those whose
+        names the subject shares (see _weight)."""
         readers = [
             tool for tool in self.tools.values() if tool.annotations.get("readOnlyHint") is True
         ]
-        return sorted(readers, key=lambda tool: -_weight(tool, subject))[:_READERS]
+        return sorted(readers, key=lambda tool: (_needs_input(tool), -_weight(tool, subject)))[
+            :_READERS
+        ]
+
+
+def _needs_input(tool: SubjectInfo) -> bool:
+    schema = tool.input_schema
+    return not isinstance(schema, dict) or bool(schema.get("required"))
 
 
 def explore_together(session: _Session, seed: int) -> None:
