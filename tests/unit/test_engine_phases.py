@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis
+from hypothesis.database import InMemoryExampleDatabase
+
 from axm_conformance._engine import certify
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._settings import Settings
@@ -144,3 +147,47 @@ def test_invalid_inputs_refused_before_the_tool_leave_nothing_to_judge() -> None
     assert outcome.status == "skipped"
     assert "every invalid input was refused before reaching the tool" in outcome.messages[0]
     assert all(ref == "" for ref, _ in fake.calls)
+
+
+READ_ONLY = {"readOnlyHint": True}
+LISTER = subject(
+    ref="tools:ListTermsTool", name="list_terms", input_schema=schema(), annotations=READ_ONLY
+)
+HISTORY = subject(
+    ref="tools:RecentTool", name="recent_lookups", input_schema=schema(), annotations=READ_ONLY
+)
+LOOKUP = subject(
+    ref="tools:LookupTool",
+    name="lookup_term",
+    input_schema=schema(term={"type": "string", "minLength": 1}),
+    annotations=READ_ONLY,
+)
+
+
+def test_a_read_only_lookup_that_keeps_a_history_fails_again_when_its_failure_is_replayed() -> None:
+    """The failure is saved in the example database and replayed first by the next run: with
+    what the other read-only tools return read again, not skipped as a known input."""
+    history: list[str] = []
+
+    def lookup(value: dict[str, Any]) -> Observation:
+        if value["term"] != "cap":
+            return refused(f"{value['term']!r} is not in the glossary")
+        history.append(value["term"])
+        return served(meaning="an upper bound")
+
+    fake = FakeCaller(
+        lookup,
+        {LISTER.ref: lambda value: served(terms=["cap"]), HISTORY.ref: lambda v: served(h=history)},
+        reset=history.clear,
+    )
+    profile = hypothesis.settings._current_profile  # type: ignore[attr-defined]
+    hypothesis.settings.register_profile("in-memory", database=InMemoryExampleDatabase())
+    hypothesis.settings.load_profile("in-memory")
+    try:
+        for _ in range(2):
+            report = run(LOOKUP, fake, ("read-only-honoured",), LISTER, HISTORY)
+            (outcome,) = report.outcomes
+            assert outcome.status == "failed", outcome.messages
+            assert "changed what recent_lookups({}) returns" in outcome.messages[0]
+    finally:
+        hypothesis.settings.load_profile(profile)

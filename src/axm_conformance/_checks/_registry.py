@@ -75,9 +75,9 @@ class Check:
     one tool, or a server of tools as a whole (an MCP server's handshake, listing, shutdown).
     A check that ``varies`` gets, for each valid input the tool refused, the calls of its
     variations (see :func:`axm_conformance._strategies.variations`). A check that
-    ``reads_world`` gets, for a few calls made after other tools of the tool's server or package
-    prepared its world, what the read-only ones among them return after the call and after it
-    again (``Call.world``).
+    ``reads_world`` gets, for the first few valid calls served (alone, or after other tools of
+    the tool's server or package prepared its world), what the read-only ones among those tools
+    return after the call and after it again (``Call.world``).
     """
 
     id: str

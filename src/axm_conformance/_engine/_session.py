@@ -399,12 +399,13 @@ class _Session:
         the input came from (see _strategies.SOURCES), ``before`` the calls of other tools
         just made to prepare it."""
         runs = [run for run in self.runs if run.check.feed == feed]
-        if not runs or (self.replayed and (feed, repr(value)) in self.replayed):
+        # An input replayed from the database is not sent alone again; after other tools it is.
+        if not runs or (not before and (feed, repr(value)) in self.replayed):
             return
         self.go_on(feed)
         repeat = any(run.check.repeats for run in runs)
         world = (
-            bool(before)
+            feed is VALID
             and self.together is not None
             and self.together.readings > 0
             and any(run.check.reads_world for run in runs)
