@@ -42,7 +42,7 @@ __all__ = [
 SCHEMA_PATH = Path(__file__).parent / "data" / "certificate.schema.json"
 FORMAT = "axm-conformance certificate 2"
 # The version of one (tool, check) record; a record of another version is not assembled.
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 
 
 class RecordError(ValueError):

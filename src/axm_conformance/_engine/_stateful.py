@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -61,8 +60,8 @@ _READERS = 2
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 _PREVIEW = 120
-# Seconds a step may take before its tool prepares no more.
-_SLOWEST_STEP = 1.0
+# Seconds a step may take: one that takes longer is stopped, and its tool prepares no more.
+_LONGEST_STEP = 5.0
 
 
 @dataclass
@@ -273,16 +272,13 @@ def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
 def call_step(session: _Session, step: Step) -> Observation | None:
     """Call another tool of the home; None when the call crashed or hung, which drops the tool
     from those that prepare (the damage is its, not the tool certified's). A step is stopped
-    after twice _SLOWEST_STEP, and a tool whose call took longer than _SLOWEST_STEP prepares no
-    more: preparing the world is the tool certified's cost, not its judgement."""
+    after _LONGEST_STEP seconds (the run's timeout when shorter), as a hang: preparing the world
+    is the tool certified's cost, not its judgement."""
     assert session.together is not None
     session.calls += 1
-    started = time.monotonic()
-    timeout = min(session.settings.timeout, 2 * _SLOWEST_STEP)
+    timeout = min(session.settings.timeout, _LONGEST_STEP)
     answer = session.worker.call(VALID.target, step.input, False, "", step.ref, timeout=timeout)
     observation = answer.value if answer.crash is None and answer.error is None else None
-    if time.monotonic() - started > _SLOWEST_STEP:
-        session.together.tools.pop(step.ref, None)
     if not isinstance(observation, Observation) or observation.status == "crashed":
         session.together.tools.pop(step.ref, None)
         return None
