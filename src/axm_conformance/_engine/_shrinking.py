@@ -14,6 +14,7 @@ from axm_conformance._engine._session import (
     _Session,
     _severe,
 )
+from axm_conformance._engine._stateful import shares_value
 from axm_conformance._engine._verdict import what_happened
 from axm_conformance._feeds import (
     INVALID,
@@ -187,13 +188,21 @@ def shrink(session: _Session, run: _Run) -> None:
 def fewer_steps(session: _Session, run: _Run, kind: tuple[bool, str], deadline: float) -> int:
     """Leave out the steps before a failure one at a time, each time in a fresh worker,
     keeping each leaving-out after which the input still fails the same way: the shortest
-    sequence found that fails. Returns the calls made."""
+    sequence found that fails. The last step that was given a value the input holds is kept:
+    what it wrote may outlive a fresh worker (a file stays in the working directory), so that
+    leaving it out would seem to change nothing here and would in a reproduction elsewhere.
+    Returns the calls made."""
     assert run.failure is not None
     made = 0
     failing = run.failure[0]
     at = len(failing.before) - 1
     while at >= 0 and time.monotonic() < deadline:
         fewer = failing.before[:at] + failing.before[at + 1 :]
+        if shares_value(failing.before[at].input, failing.input) and not any(
+            shares_value(step.input, failing.input) for step in fewer
+        ):
+            at -= 1
+            continue
         session.worker.restart()
         made += 1 + len(fewer)
         call = session.call(

@@ -40,7 +40,7 @@ from axm_conformance._strategies import (
 if TYPE_CHECKING:
     from axm_conformance._engine._session import _Session
 
-__all__ = ["Together", "explore_together", "make_steps", "read_world"]
+__all__ = ["Together", "explore_together", "make_steps", "read_world", "shares_value"]
 
 # One sequence per this many examples (at least _LEAST_SEQUENCES): sequences cost a call of
 # another tool or two each, on top of the tool's own.
@@ -367,6 +367,12 @@ def carried(input: Any, observation: Observation) -> list[tuple[str, str | int]]
     for name, value in found:
         unique.setdefault(canonical_json(value), (name, value))
     return list(unique.values())
+
+
+def shares_value(given: Any, value: Any) -> bool:
+    """Whether a string or integer of ``given`` is one of ``value``'s."""
+    held = {canonical_json(item) for _, item in _leaves(value, "")}
+    return any(canonical_json(item) in held for _, item in _leaves(given, ""))
 
 
 def _leaves(value: Any, name: str) -> Iterator[tuple[str, str | int]]:
