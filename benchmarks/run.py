@@ -101,6 +101,19 @@ from typing import Any
 import shrinking
 import together
 
+# The figures a run can be limited to (--only).
+FIGURES = (
+    "floor",
+    "xdist",
+    "startup",
+    "scaling",
+    "mcp",
+    "portable",
+    "sandbox",
+    "shrink",
+    "together",
+)
+
 __all__ = [
     "BENCH_TOOLS",
     "BenchTool",
@@ -1216,17 +1229,7 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=(
-            "floor",
-            "xdist",
-            "startup",
-            "scaling",
-            "mcp",
-            "portable",
-            "sandbox",
-            "shrink",
-            "together",
-        ),
+        choices=FIGURES,
         help="measure only these figures (repeatable)",
     )
     parser.add_argument(
@@ -1259,20 +1262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(table(json.loads(args.table.read_text())))
         return 0
     repeats = args.repeats or (1 if args.quick else 3)
-    wanted = set(
-        args.only
-        or (
-            "floor",
-            "xdist",
-            "startup",
-            "scaling",
-            "mcp",
-            "portable",
-            "sandbox",
-            "shrink",
-            "together",
-        )
-    )
+    wanted = set(args.only or FIGURES)
     if args.quick:
         tools = [tool for tool in BENCH_TOOLS if tool.shape == "small"]
         refs = zoo_refs()[::4]
