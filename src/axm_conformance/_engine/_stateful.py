@@ -46,6 +46,8 @@ __all__ = ["Together", "explore_together", "make_steps", "read_world", "shares_v
 # another tool or two each, on top of the tool's own.
 _EXAMPLES_PER_SEQUENCE = 5
 _LEAST_SEQUENCES = 3
+# Sequences after which, when no step was served yet, the phase stops.
+_FRUITLESS = 3
 _MOST_STEPS = 2
 # The tool's inputs per sequence with one value the steps made put in one place; one more is
 # drawn with those values mixed in.
@@ -122,8 +124,9 @@ def explore_together(session: _Session, seed: int) -> None:
     # The sequences cost at most half the calls the tool had until now (its steps included):
     # a home's certification stays within 1.5 times its cost with each tool alone.
     allowance = session.calls + session.calls // 2
-    for _ in range(sequences):
-        if session.calls >= allowance:
+    for made_so_far in range(sequences):
+        # No other tool served a step in the first few: none prepares this world.
+        if session.calls >= allowance or (made_so_far >= _FRUITLESS and not together.served):
             return
         session.go_on(VALID)
         steps, made = _prepare(session, chance, inputs, weights)
