@@ -21,7 +21,7 @@ import random
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
@@ -300,31 +300,36 @@ def make_steps(session: _Session, steps: tuple[Step, ...]) -> bool:
 
 def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
     """What each read-only tool of the home returns after the call just made, and after the
-    same call once more. A reader is kept only when it returned the same twice after the first
-    call: what changes by itself (a clock, a counter of its own calls) says nothing of the
-    tool. Costs the tool's call, and three calls of each reader."""
+    same call once more. A reader is kept only when it served, and returned the same, twice
+    after the first call: what changes by itself (a clock, a counter of its own calls) says
+    nothing of the tool, nor does a reading the reader refused (a server's rate limit answers
+    any call). Costs the tool's call, and three calls of each reader."""
     together = session.together
     assert together is not None
     together.readings -= 1
-    steady: dict[str, tuple[Step, Observation]] = {}
+    steady: dict[str, tuple[SubjectInfo, Step, Observation]] = {}
     for reader in together.readers(session.subject):
         step = _reading_step(session, reader)
         if step is None:
             continue
         first, second = call_step(session, step), call_step(session, step)
-        if first is not None and second is not None and _seen(first) == _seen(second):
-            steady[reader.ref] = (step, second)
+        if _read(first, reader) and _read(second, reader) and _seen(first) == _seen(second):
+            steady[reader.ref] = (reader, step, second)
     if not steady:
         return ()
     session.observe(value, VALID)
     readings = []
-    for step, once in steady.values():
+    for observer, step, once in steady.values():
         twice = call_step(session, step)
-        if twice is not None:
+        if _read(twice, observer):
             readings.append(
                 Reading(step, _seen(once), _seen(twice), _preview(once), _preview(twice))
             )
     return tuple(readings)
+
+
+def _read(observation: Observation | None, reader: SubjectInfo) -> TypeGuard[Observation]:
+    return observation is not None and reader.result.served(observation)
 
 
 def _reading_step(session: _Session, reader: SubjectInfo) -> Step | None:
