@@ -10,6 +10,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -45,6 +46,37 @@ def test_both_tables_tell_the_same_of_a_process(sleeper: subprocess.Popen[bytes]
         told[name] = (facts[:3], table.command(sleeper.pid), table.name(sleeper.pid))
     assert told["procfs"] == told["psutil"]
     assert told["psutil"] == ((os.getpid(), sleeper.pid, sleeper.pid), "sleep 60", "sleep")
+
+
+def test_both_tables_tell_the_same_descendants_zombies_left_out(tmp_path: Path) -> None:
+    """A process with a shell that runs a grandchild, and a child that exited unreaped."""
+    ready = tmp_path / "zombie"
+    program = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen(['sh', '-c', 'sleep 60; :'])\n"
+        "zombie = subprocess.Popen(['true'])\n"
+        "time.sleep(0.5)\n"
+        "open(sys.argv[1], 'w').write(str(zombie.pid))\n"
+        "time.sleep(60)\n"
+    )
+    tree = subprocess.Popen([sys.executable, "-c", program, str(ready)])
+    try:
+        deadline = time.monotonic() + 10
+        while not ready.exists() or not ready.read_text():
+            assert time.monotonic() < deadline, "the tree never started"
+            time.sleep(0.01)
+        zombie = int(ready.read_text())
+        told = {name: table.descendants(tree.pid) for name, table in TABLES.items()}
+        assert told["procfs"] == told["psutil"]
+        assert sorted(ProcFS().command(pid) or "" for pid in told["procfs"]) == [
+            "sh -c sleep 60; :",
+            "sleep 60",
+        ]
+        assert zombie not in told["procfs"] and ProcFS().facts(zombie) is None
+    finally:
+        ProcFS().kill(sorted(ProcFS().descendants(tree.pid)))
+        tree.kill()
+        tree.wait()
 
 
 @pytest.mark.parametrize("name", TABLES)

@@ -13,14 +13,23 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, ParamSpec, Protocol, TypeVar
 
 import psutil
 
 from axm_conformance._process.system import _platform
 
-__all__ = ["Facts", "ProcFS", "ProcessTable", "Psutil", "below", "children", "table"]
+__all__ = [
+    "Facts",
+    "ProcFS",
+    "ProcessTable",
+    "Psutil",
+    "below",
+    "children",
+    "descendants_in",
+    "table",
+]
 
 
 class Facts(NamedTuple):
@@ -56,6 +65,10 @@ class ProcessTable(Protocol):
 
     def name(self, pid: int) -> str | None:
         """The process's command name, None when it is gone or a zombie."""
+        ...
+
+    def descendants(self, root: int) -> set[int]:
+        """The live processes descending from ``root`` (zombies excluded)."""
         ...
 
     def exited(self, pid: int) -> bool:
@@ -125,6 +138,20 @@ class ProcFS:
             return None
         return name.decode("utf-8", "replace")
 
+    def descendants(self, root: int) -> set[int]:
+        """Walked down the kernel's lists of children, so that it reads as many processes as
+        the tree holds, not the machine (a worker asks before and after every call); the
+        whole table where the kernel keeps no such list (CONFIG_PROC_CHILDREN)."""
+        if not _LISTS_CHILDREN:
+            return descendants_in(root, {pid: facts.parent for pid, facts in self.live().items()})
+        found: set[int] = set()
+        pending = [root]
+        while pending:
+            for child in children(pending.pop()) - found:
+                found.add(child)
+                pending.append(child)
+        return {pid for pid in found if self.facts(pid) is not None}
+
     def exited(self, pid: int) -> bool:
         if sys.platform != "linux":  # as is all of /proc; macOS has no waitid
             raise NotImplementedError("waitid")
@@ -177,16 +204,18 @@ def below(pid: int, levels: int) -> int:
     return pid
 
 
-def children() -> set[int]:
-    """This process's children, from Linux's /proc (a subreaper's: see ``_sweep.started``)."""
+def children(pid: int | None = None) -> set[int]:
+    """The children of ``pid``, of this process by default (a subreaper's: see
+    ``_sweep.started``), from Linux's /proc."""
     found: set[int] = set()
+    process = "self" if pid is None else str(pid)
     try:
-        tasks = os.listdir("/proc/self/task")
+        tasks = os.listdir(f"/proc/{process}/task")
     except OSError:
         return found
     for task in tasks:
         try:
-            with open(f"/proc/self/task/{task}/children") as file:
+            with open(f"/proc/{process}/task/{task}/children") as file:
                 found.update(int(pid) for pid in file.read().split())
         except (OSError, ValueError):
             continue
@@ -315,6 +344,10 @@ class Psutil:
             return None
 
     @_own_modules
+    def descendants(self, root: int) -> set[int]:
+        return descendants_in(root, {pid: facts.parent for pid, facts in self.live().items()})
+
+    @_own_modules
     def exited(self, pid: int) -> bool:
         return self.facts(pid) is None
 
@@ -369,3 +402,22 @@ _PROCFS, _PSUTIL = ProcFS(), Psutil()
 def table() -> ProcessTable:
     """The process table this platform is read through."""
     return _PROCFS if _platform.PLATFORM.procfs else _PSUTIL
+
+
+def descendants_in(root: int, parents: Mapping[int, int]) -> set[int]:
+    """The processes descending from ``root`` in a table of each process's parent."""
+    below: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        below.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    pending = [root]
+    while pending:
+        for child in below.get(pending.pop(), ()):
+            if child not in found:
+                found.add(child)
+                pending.append(child)
+    return found
+
+
+# Whether this kernel lists each task's children (CONFIG_PROC_CHILDREN): /proc/self/task/*/children.
+_LISTS_CHILDREN = os.path.exists(f"/proc/self/task/{os.getpid()}/children")

@@ -12,10 +12,10 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from axm_conformance._process.system import _platform, _sandbox
-from axm_conformance._process.system._proctable import children, table
+from axm_conformance._process.system._proctable import children, descendants_in, table
 
 __all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
 
@@ -121,10 +121,9 @@ def live_descendants(root: int, also: Iterable[int] = ()) -> dict[int, str]:
     Orphans are reparented to a subreaper ``root``; without one (macOS) they leave the tree,
     and only those seen in it before (``also``) are found.
     """
-    live = table().live()
-    parents = {pid: facts.parent for pid, facts in live.items()}
     found: dict[int, str] = {}
-    for pid in sorted(_descendants(root, parents) | (set(also) & live.keys())):
+    alive = {pid for pid in also if table().facts(pid) is not None}
+    for pid in sorted(table().descendants(root) | alive):
         command = table().command(pid)
         if command is not None:  # else gone meanwhile
             found[pid] = command
@@ -148,19 +147,5 @@ def _members(leader: int, token: str) -> list[int]:
             environ = table().environ(pid)
             if environ is not None and marker in environ:
                 found.add(pid)
-    found.update(_descendants(leader, parents))
+    found.update(descendants_in(leader, parents))
     return sorted(found)
-
-
-def _descendants(root: int, parents: Mapping[int, int]) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents.items():
-        children.setdefault(parent, []).append(pid)
-    found: set[int] = set()
-    pending = [root]
-    while pending:
-        for child in children.get(pending.pop(), ()):
-            if child not in found:
-                found.add(child)
-                pending.append(child)
-    return found
