@@ -280,6 +280,9 @@ class SubjectInfo:
     # The str, bytes (as text) and number literals of the tool's own source, in source order:
     # values inputs are made of besides the schema's (see _process.child._literals).
     literals: tuple[str | int | float, ...] = ()
+    # What the tool's home tells a client of all its tools (an MCP server's instructions): its
+    # values are hints, as those of the tool's own descriptions are.
+    instructions: str = ""
     # References whose tool the protocol's runtime loads instead of this one when both are
     # published under the same name (axm prefers axm.tribunal.tools to axm.tools).
     shadowed_by: tuple[str, ...] = ()

@@ -838,12 +838,18 @@ def test_the_descriptions_of_the_schema_count_too_each_value_once() -> None:
     assert described_values("Measure, e.g. 'in'.", schema) == ["in", "cm"]
 
 
+def test_the_servers_instructions_count_after_the_tools_own_descriptions() -> None:
+    instructions = "Workbooks live here; use relative paths, such as 'reports/q1.xlsx' or `cm`."
+    schema = {"type": "object", "properties": {"unit": {"description": "e.g. `cm`"}}}
+    assert described_values("Read a range.", schema, instructions) == ["cm", "reports/q1.xlsx"]
+
+
 def test_a_described_value_is_placed_as_a_hint_of_its_source() -> None:
     schema = {"type": "object", "properties": {"command": {"type": "string"}}}
     hints = Hints.of({"description": described_values("Allowed commands: echo, cat.", schema)})
     placed = [e for e in hinted_inputs(schema, hints, 10) if e.source == "description"]
     assert [e.value for e in placed] == [{"command": "echo"}, {"command": "cat"}]
-    assert "a value the tool's descriptions name" in placed[0].label
+    assert "a value the tool's descriptions (or its server's instructions) name" in placed[0].label
 
 
 def test_strings_are_built_of_a_tools_separators_and_words() -> None:

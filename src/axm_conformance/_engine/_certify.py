@@ -265,7 +265,7 @@ def _share_the_rest(runs: list[_Run], total: float) -> None:
 
 def hints_for(subject: SubjectInfo, settings: Settings) -> Hints:
     """The values likely to reach the tool's domain, by source (see _strategies.Hints)."""
-    described = described_values(subject.description, subject.input_schema)
+    described = described_values(subject.description, subject.input_schema, subject.instructions)
     return Hints.of(
         {
             "worker-file": _worker_file_names(settings),

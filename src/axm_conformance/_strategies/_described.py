@@ -2,10 +2,11 @@
 
 A server written in any language tells its domain in words ("allowed commands: echo, cat, ls";
 "the unit, e.g. `cm`"), which reach the kit where its source does not. From the tool's
-description and the descriptions anywhere in its input schema, these are taken: what stands in
-backquotes or quotes, and the items listed after a cue ("one of", "allowed", "e.g.", "such as",
-"for example", "valid values", "supported", "choices", "options"). A hint only ever changes which
-valid inputs are tried; a word that is no value costs a few calls at most.
+description, the descriptions anywhere in its input schema and its server's instructions, these
+are taken: what stands in backquotes or quotes, and the items listed after a cue ("one of",
+"allowed", "e.g.", "such as", "for example", "valid values", "supported", "choices",
+"options"). A hint only ever changes which valid inputs are tried; a word that is no value costs
+a few calls at most.
 """
 
 from __future__ import annotations
@@ -33,15 +34,19 @@ _ITEMS: Final = re.compile(r"\s*(?:,|\||/(?=\s)|\bor\b|\band\b)\s*")
 _TRIM: Final = " \t\"'`“”‘’.,:;()[]{}"
 
 
-def described_values(description: Any, schema: Any) -> list[str | int | float]:
-    """The values named in ``description`` and in the schema's descriptions, in the order met,
-    each once: numbers as numbers."""
+def described_values(
+    description: Any, schema: Any, instructions: str = ""
+) -> list[str | int | float]:
+    """The values named in ``description``, in the schema's descriptions, then in what the
+    tool's home tells of all its tools (``instructions``), in the order met, each once: numbers
+    as numbers."""
     texts = [description] if isinstance(description, str) else []
     texts += [
         sub["description"]
         for _, sub in subschemas(schema)
         if isinstance(sub, dict) and isinstance(sub.get("description"), str)
     ]
+    texts += [instructions] if instructions else []
     found: dict[str, str | int | float] = {}
     for text in texts:
         for word in _named(text):

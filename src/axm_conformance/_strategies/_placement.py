@@ -18,7 +18,7 @@ _HINT_NOTES: Final = {
     "tool-output": "a value another tool of its home returned or was given",
     "worker-file": "a file in the working directory",
     "source-literal": "a literal in the tool's source",
-    "description": "a value the tool's descriptions name",
+    "description": "a value the tool's descriptions (or its server's instructions) name",
     "schema-example": "a value the schema names",
 }
 

@@ -218,6 +218,12 @@ class McpTool:
         response = self.answer(arguments).response
         return response.get("result", response.get("error"))
 
+    @property
+    def instructions(self) -> str:
+        """What the server tells a client of all its tools ("" when nothing)."""
+        handshake = self._connection.handshake
+        return handshake.instructions if handshake is not None else ""
+
     def sibling(self, key: str) -> McpTool:
         """Another tool of the same listing, on the same session: ``key`` as in its reference
         (``mcp:COMMAND[KEY]``)."""
@@ -632,6 +638,7 @@ class McpProtocol(ToolProtocol):
             call_style="dict",
             callable=_TOOLS_CALL,
             annotations=dict(definition.get("annotations") or {}),
+            instructions=self.obj.instructions,
         )
 
     def _described_server(self, facts: ServerFacts) -> SubjectInfo:

@@ -371,12 +371,14 @@ def _current_meta() -> dict[str, Any]:
 @dataclass(frozen=True)
 class Handshake:
     """How a server answered the version probe: the version it speaks, its capabilities, what it
-    says it is, and what the probe met (the discover result, or why the client fell back)."""
+    says it is, what the probe met (the discover result, or why the client fell back), and the
+    instructions it gives a client for using its tools ("" when none)."""
 
     version: str
     capabilities: dict[str, Any]
     server_info: dict[str, Any]
     probe: str
+    instructions: str = ""
 
 
 def connect(session: Session) -> Handshake:
@@ -402,6 +404,7 @@ def connect(session: Session) -> Handshake:
             dict(result.get("capabilities") or {}),
             dict(meta.get(f"{_META}serverInfo") or {}),
             "server/discover answered",
+            _instructions(result),
         )
     error = (answer or {}).get("error") or {}
     if isinstance(error, dict) and error.get("code") == _UNSUPPORTED_VERSION:
@@ -432,7 +435,13 @@ def connect(session: Session) -> Handshake:
         dict(result.get("capabilities") or {}),
         dict(result.get("serverInfo") or {}),
         f"{probe}; initialize answered",
+        _instructions(result),
     )
+
+
+def _instructions(result: dict[str, Any]) -> str:
+    instructions = result.get("instructions")
+    return instructions if isinstance(instructions, str) else ""
 
 
 @functools.cache
