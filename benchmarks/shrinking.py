@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Verbosity
 from hypothesis.errors import HypothesisException
 
 from axm_conformance import check_tool
-from axm_conformance._engine import _certify, _shrinking
+from axm_conformance._engine import _certify, _shrinking, hints_for
 from axm_conformance._engine import _session as _engine
 from axm_conformance._strategies import shrink_size, valid_inputs
 
@@ -64,7 +64,7 @@ def fresh_search(session: Any, run: Any) -> None:
         session.invalid
         if feed is _engine.INVALID
         else valid_inputs(
-            session.subject.input_schema, _certify.hints_for(session.subject, session.settings)
+            session.subject.input_schema, hints_for(session.subject, session.settings)
         )
     )
     chosen = hypothesis.settings(

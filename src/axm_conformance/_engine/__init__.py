@@ -7,7 +7,8 @@ other tools of its home (``_stateful``); the probes (``_probes``); shrinking and
 (``_shrinking``); the verdict (``_verdict``).
 """
 
-from axm_conformance._engine._certify import certify, hints_for
+from axm_conformance._engine._certify import certify
+from axm_conformance._engine._hints import hints_for
 from axm_conformance._engine._session import CALL_KINDS, Progress
 
 __all__ = ["CALL_KINDS", "Progress", "certify", "hints_for"]

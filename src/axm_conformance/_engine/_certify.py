@@ -16,14 +16,14 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import hypothesis
 
 from axm_conformance._checks import Check, Context, checks_for
 from axm_conformance._engine._caller import Caller, Callers
+from axm_conformance._engine._hints import hints_for
 from axm_conformance._engine._probes import offline, probe
 from axm_conformance._engine._session import (
     CALL_KINDS,
@@ -50,23 +50,17 @@ from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
-    Hints,
     Mutation,
     boundary_inputs,
-    described_values,
     discarded_count,
     generated_inputs,
     hinted_inputs,
     invalid_examples,
     invalid_inputs,
-    structured_strings,
     without_local_constants,
 )
 
-__all__ = ["certify", "hints_for"]
-
-# A source's values that come before the strings built of its tokens: the tool's nearest.
-_NEAREST_HINTS = 16
+__all__ = ["certify"]
 
 
 def _not_objects() -> list[Mutation]:
@@ -261,30 +255,3 @@ def _share_the_rest(runs: list[_Run], total: float) -> None:
     rest = max(total - spent, 0.0)
     for run in runs:
         run.seconds += rest * (run.seconds / spent if spent else 1 / len(runs))
-
-
-def hints_for(subject: SubjectInfo, settings: Settings) -> Hints:
-    """The values likely to reach the tool's domain, by source (see _strategies.Hints)."""
-    described = described_values(subject.description, subject.input_schema, subject.instructions)
-    return Hints.of(
-        {
-            "worker-file": _worker_file_names(settings),
-            "source-literal": _with_structured(subject.literals),
-            "description": _with_structured(described),
-        }
-    )
-
-
-def _with_structured(values: Sequence[str | int | float]) -> list[str | int | float]:
-    """A source's values with the strings built of its tokens (see structured_strings):
-    after its first values, the nearest to the tool, so that the placed inputs reach them."""
-    nearest = _NEAREST_HINTS
-    return [*values[:nearest], *structured_strings(values), *values[nearest:]]
-
-
-def _worker_file_names(settings: Settings) -> list[str]:
-    """The worker files as the tool finds them: paths relative to its working directory."""
-    if settings.worker_files is None:
-        return []
-    root = Path(settings.worker_files)
-    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
