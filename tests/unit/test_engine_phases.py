@@ -191,3 +191,46 @@ def test_a_read_only_lookup_that_keeps_a_history_fails_again_when_its_failure_is
             assert "changed what recent_lookups({}) returns" in outcome.messages[0]
     finally:
         hypothesis.settings.load_profile(profile)
+
+
+def test_a_reading_the_reader_refused_judges_nothing() -> None:
+    """A server's rate limit answers any call: a reader refused after the call made again says
+    nothing of what the call changed, and an idempotent tool is not accused."""
+    reads: list[int] = []
+    mode = subject(
+        ref="tools:SetModeTool",
+        name="set_mode",
+        input_schema=schema(mode={"enum": ["a", "b"]}),
+        annotations={"idempotentHint": True},
+    )
+
+    def reader(value: Any) -> Observation:
+        reads.append(1)
+        return refused("rate limit exceeded") if len(reads) % 3 == 0 else served(mode="a")
+
+    fake = FakeCaller(lambda value: served(), {LISTER.ref: reader})
+    report = run(mode, fake, ("idempotent-honoured",), LISTER)
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    assert len(reads) >= 3
+
+
+def test_a_reading_the_reader_served_otherwise_fails_an_idempotent_tool() -> None:
+    """The twin: the reader serves every reading, and what it returns changes at each call."""
+    count: list[int] = []
+    mode = subject(
+        ref="tools:SetModeTool",
+        name="set_mode",
+        input_schema=schema(mode={"enum": ["a", "b"]}),
+        annotations={"idempotentHint": True},
+    )
+
+    def call(value: Any) -> Observation:
+        count.append(1)
+        return served()
+
+    fake = FakeCaller(call, {LISTER.ref: lambda value: served(calls=len(count))})
+    report = run(mode, fake, ("idempotent-honoured",), LISTER)
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed", outcome.messages
+    assert "changed what list_terms({}) returns" in outcome.messages[0]
