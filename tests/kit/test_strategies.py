@@ -31,6 +31,7 @@ from axm_conformance._strategies import (
     invalid_inputs,
     keywords_of,
     structured_strings,
+    told_of,
     valid_inputs,
     variations,
 )
@@ -842,6 +843,20 @@ def test_the_servers_instructions_count_after_the_tools_own_descriptions() -> No
     instructions = "Workbooks live here; use relative paths, such as 'reports/q1.xlsx' or `cm`."
     schema = {"type": "object", "properties": {"unit": {"description": "e.g. `cm`"}}}
     assert described_values("Read a range.", schema, instructions) == ["cm", "reports/q1.xlsx"]
+
+
+def test_of_a_servers_instructions_only_what_names_the_tool_or_its_properties_counts() -> None:
+    instructions = (
+        "Workbooks live in /srv; use paths relative to it, such as 'reports/q1.xlsx'.\n"
+        "Set `EXCEL_MAX_MB` to limit sizes. Call describe_workbook first, e.g. 'a.xlsx'."
+    )
+    path = {"type": "object", "properties": {"path": {"type": "string"}}}
+    assert told_of(instructions, "create_workbook", path).splitlines() == [
+        "Workbooks live in /srv; use paths relative to it, such as 'reports/q1.xlsx'."
+    ]
+    told = told_of(instructions, "describe_workbook", {"type": "object"})
+    assert described_values("", None, told) == ["a.xlsx"]
+    assert told_of(instructions, "list_sheets", {"type": "object"}) == ""
 
 
 def test_a_described_value_is_placed_as_a_hint_of_its_source() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._settings import Settings
-from axm_conformance._strategies import Hints, described_values, structured_strings
+from axm_conformance._strategies import Hints, described_values, structured_strings, told_of
 
 __all__ = ["hints_for"]
 
@@ -19,7 +19,8 @@ _NEAREST_HINTS = 16
 
 def hints_for(subject: SubjectInfo, settings: Settings) -> Hints:
     """The values likely to reach the tool's domain, by source (see _strategies.Hints)."""
-    described = described_values(subject.description, subject.input_schema, subject.instructions)
+    told = told_of(subject.instructions, subject.name, subject.input_schema)
+    described = described_values(subject.description, subject.input_schema, told)
     return Hints.of(
         {
             "worker-file": _worker_file_names(settings),

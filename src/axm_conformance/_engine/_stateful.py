@@ -35,6 +35,8 @@ from axm_conformance._strategies import (
     generated_inputs,
     hinted_inputs,
     is_valid_input,
+    property_names,
+    singular,
 )
 
 if TYPE_CHECKING:
@@ -204,17 +206,13 @@ def _weight(tool: SubjectInfo, subject: SubjectInfo) -> int:
     is a name of the tool's properties or of its output's, or a word of its name (a writer's
     ``sheet`` for a reader's ``sheet``, a creator's ``id`` for a getter's, ``list_terms`` for a
     lookup's ``term``)."""
-    names = {_singular(name) for name in _property_names(subject.input_schema)}
-    offered = _property_names(tool.input_schema) | _property_names(tool.output_schema)
+    names = {singular(name) for name in property_names(subject.input_schema)}
+    offered = property_names(tool.input_schema) | property_names(tool.output_schema)
     offered |= set(
         re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", str(tool.name)).lower())
     )
-    shared = names & {_singular(name) for name in offered if name}
+    shared = names & {singular(name) for name in offered if name}
     return 1 + (tool.annotations.get("readOnlyHint") is not True) + 3 * bool(shared)
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _inputs(schema: Any, count: int, seed: int) -> tuple[list[Any], list[Any]]:
@@ -419,18 +417,5 @@ def _text(text: str, name: str) -> Iterator[tuple[str, str | int]]:
 def _nearest_first(made: list[tuple[str, str | int]], schema: Any) -> list[str | int]:
     """The values the steps made, those found under a name the tool's schema gives a property
     first (a writer's ``path`` for a reader's ``path``)."""
-    names = _property_names(schema)
+    names = property_names(schema)
     return [value for _, value in sorted(made, key=lambda pair: pair[0].lower() not in names)]
-
-
-def _property_names(schema: Any) -> set[str]:
-    names: set[str] = set()
-    if isinstance(schema, dict):
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            names |= {str(name).lower() for name in properties}
-            for sub in properties.values():
-                names |= _property_names(sub)
-        for key in ("items", "additionalProperties"):
-            names |= _property_names(schema.get(key))
-    return names

@@ -52,7 +52,12 @@ from hypothesis import strategies as st
 from axm_conformance._strategies._boundaries import Boundaries
 from axm_conformance._strategies._constants import without_local_constants
 from axm_conformance._strategies._coverage import keywords_exercised, keywords_of
-from axm_conformance._strategies._described import described_values
+from axm_conformance._strategies._described import (
+    described_values,
+    property_names,
+    singular,
+    told_of,
+)
 from axm_conformance._strategies._document import (
     Document,
     InvalidSchemaError,
@@ -91,9 +96,12 @@ __all__ = [
     "is_valid_input",
     "keywords_exercised",
     "keywords_of",
+    "property_names",
     "shrink_size",
+    "singular",
     "smaller",
     "structured_strings",
+    "told_of",
     "valid_inputs",
     "variations",
     "without_local_constants",

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from axm_conformance._schema_keywords import subschemas
 
-__all__ = ["described_values"]
+__all__ = ["described_values", "property_names", "singular", "told_of"]
 
 # Longer than this, a quoted or listed text is prose, not a value.
 _LONGEST: Final = 64
@@ -32,6 +32,9 @@ _CUE: Final = re.compile(
 )
 _ITEMS: Final = re.compile(r"\s*(?:,|\||/(?=\s)|\bor\b|\band\b)\s*")
 _TRIM: Final = " \t\"'`“”‘’.,:;()[]{}"
+# A sentence ends at a stop and a space, not after "e.g." or "i.e.", or at a line's end.
+_SENTENCE: Final = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)\s+|\n+", re.IGNORECASE)
+_WORD: Final = re.compile(r"[a-z0-9_]+")
 
 
 def described_values(
@@ -81,3 +84,37 @@ def _typed(word: str) -> str | int | float:
     except ValueError:
         return word
     return number if number == number and abs(number) != float("inf") else word
+
+
+def told_of(text: str, name: Any, schema: Any) -> str:
+    """The sentences of ``text``, what a server tells of all its tools, that name the tool or
+    one of its properties (in either number): a path its instructions give "paths" reaches a
+    tool's ``path``; the names of the server's other tools and settings reach no other tool."""
+    words = {singular(word) for word in property_names(schema)}
+    tool = str(name).lower() if isinstance(name, str) else ""
+    told = []
+    for sentence in _SENTENCE.split(text):
+        lowered = sentence.lower()
+        said = {singular(word) for word in _WORD.findall(lowered)}
+        if (tool and tool in lowered) or words & said:
+            told.append(sentence)
+    return "\n".join(told)
+
+
+def property_names(schema: Any) -> set[str]:
+    """The names of the schema's properties, at any depth, in lower case."""
+    names: set[str] = set()
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            names |= {str(name).lower() for name in properties}
+            for sub in properties.values():
+                names |= property_names(sub)
+        for key in ("items", "additionalProperties"):
+            names |= property_names(schema.get(key))
+    return names
+
+
+def singular(word: str) -> str:
+    """An English plural's singular, closely enough to match names ("paths", "path")."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
