@@ -6,15 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis
+import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
-from axm_conformance._engine import certify
+from axm_conformance._engine import _stateful, certify
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._settings import Settings
 from tests.unit.factories import exception, raised, subject
 from tests.unit.fake_caller import FakeCaller, refused, served
 
 SETTINGS = Settings(examples=10, sandbox="off")
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's pauses (a reading confirmed over one) take no time here."""
+    monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: None)
 
 
 def schema(**properties: Any) -> dict[str, Any]:
@@ -234,3 +241,33 @@ def test_a_reading_the_reader_served_otherwise_fails_an_idempotent_tool() -> Non
     (outcome,) = report.outcomes
     assert outcome.status == "failed", outcome.messages
     assert "changed what list_terms({}) returns" in outcome.messages[0]
+
+
+def test_a_reader_whose_clock_ticked_between_two_readings_accuses_no_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A resource "created at" a time to the second: its clock ticks between the reading after
+    the call once and the one after the call made again. Over a pause it ticks again, so it
+    changes by itself: an idempotent tool is not accused."""
+    clock = [0]
+    reads: list[int] = []
+    monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + 1))
+    mode = subject(
+        ref="tools:SetModeTool",
+        name="set_mode",
+        input_schema=schema(mode={"enum": ["a", "b"]}),
+        annotations={"idempotentHint": True},
+    )
+
+    def reader(value: Any) -> Observation:
+        reads.append(1)
+        ticked = len(reads) % 3 == 0  # the third reading of each call read comes a second later
+        if ticked:
+            clock[0] += 1
+        return served(created=clock[0])
+
+    fake = FakeCaller(lambda value: served(), {LISTER.ref: reader})
+    report = run(mode, fake, ("idempotent-honoured",), LISTER)
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    assert clock[0] >= 2, "the reading never ticked, or was never confirmed over a pause"

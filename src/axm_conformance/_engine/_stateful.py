@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -61,6 +62,9 @@ _LONGEST = 200
 # reading costs a call of the tool and three of each.
 _READINGS = 2
 _READERS = 2
+# The pause over which a reader whose answer changed must return the same: longer than the
+# finest clock a result shows (seconds).
+_SETTLE = 1.1
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 _PREVIEW = 120
@@ -319,11 +323,28 @@ def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
     readings = []
     for observer, step, once in steady.values():
         twice = call_step(session, step)
-        if _read(twice, observer):
+        if _read(twice, observer) and (
+            _seen(once) == _seen(twice) or _changed_by_the_call(session, value, observer, step)
+        ):
             readings.append(
                 Reading(step, _seen(once), _seen(twice), _preview(once), _preview(twice))
             )
     return tuple(readings)
+
+
+def _changed_by_the_call(session: _Session, value: Any, reader: SubjectInfo, step: Step) -> bool:
+    """Whether what ``reader`` returned, changed after the call made again, changes with the
+    call only: it stays the same over a pause (a clock to the second, such as a resource
+    "created at 2:49:50 AM", changes by itself between two readings now and then), and the call
+    made once more changes it again."""
+    before = call_step(session, step)
+    time.sleep(_SETTLE)
+    after = call_step(session, step)
+    if not (_read(before, reader) and _read(after, reader)) or _seen(before) != _seen(after):
+        return False
+    session.observe(value, VALID)
+    again = call_step(session, step)
+    return _read(again, reader) and _seen(again) != _seen(after)
 
 
 def _read(observation: Observation | None, reader: SubjectInfo) -> TypeGuard[Observation]:
