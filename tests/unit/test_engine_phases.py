@@ -200,24 +200,31 @@ def test_a_read_only_lookup_that_keeps_a_history_fails_again_when_its_failure_is
         hypothesis.settings.load_profile(profile)
 
 
+SET_MODE = subject(
+    ref="tools:SetModeTool",
+    name="set_mode",
+    input_schema=schema(mode={"enum": ["a", "b"]}),
+    annotations={"idempotentHint": True},
+)
+
+
+def idempotence(fake: FakeCaller) -> Any:
+    """The one outcome of ``idempotent-honoured`` on SET_MODE, read through LISTER."""
+    (outcome,) = run(SET_MODE, fake, ("idempotent-honoured",), LISTER).outcomes
+    return outcome
+
+
 def test_a_reading_the_reader_refused_judges_nothing() -> None:
     """A server's rate limit answers any call: a reader refused after the call made again says
     nothing of what the call changed, and an idempotent tool is not accused."""
     reads: list[int] = []
-    mode = subject(
-        ref="tools:SetModeTool",
-        name="set_mode",
-        input_schema=schema(mode={"enum": ["a", "b"]}),
-        annotations={"idempotentHint": True},
-    )
 
     def reader(value: Any) -> Observation:
         reads.append(1)
         return refused("rate limit exceeded") if len(reads) % 3 == 0 else served(mode="a")
 
     fake = FakeCaller(lambda value: served(), {LISTER.ref: reader})
-    report = run(mode, fake, ("idempotent-honoured",), LISTER)
-    (outcome,) = report.outcomes
+    outcome = idempotence(fake)
     assert outcome.status == "passed", outcome.messages
     assert len(reads) >= 3
 
@@ -225,20 +232,13 @@ def test_a_reading_the_reader_refused_judges_nothing() -> None:
 def test_a_reading_the_reader_served_otherwise_fails_an_idempotent_tool() -> None:
     """The twin: the reader serves every reading, and what it returns changes at each call."""
     count: list[int] = []
-    mode = subject(
-        ref="tools:SetModeTool",
-        name="set_mode",
-        input_schema=schema(mode={"enum": ["a", "b"]}),
-        annotations={"idempotentHint": True},
-    )
 
     def call(value: Any) -> Observation:
         count.append(1)
         return served()
 
     fake = FakeCaller(call, {LISTER.ref: lambda value: served(calls=len(count))})
-    report = run(mode, fake, ("idempotent-honoured",), LISTER)
-    (outcome,) = report.outcomes
+    outcome = idempotence(fake)
     assert outcome.status == "failed", outcome.messages
     assert "changed what list_terms({}) returns" in outcome.messages[0]
 
@@ -252,12 +252,6 @@ def test_a_reader_whose_clock_ticked_between_two_readings_accuses_no_one(
     clock = [0]
     reads: list[int] = []
     monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + 1))
-    mode = subject(
-        ref="tools:SetModeTool",
-        name="set_mode",
-        input_schema=schema(mode={"enum": ["a", "b"]}),
-        annotations={"idempotentHint": True},
-    )
 
     def reader(value: Any) -> Observation:
         reads.append(1)
@@ -267,7 +261,6 @@ def test_a_reader_whose_clock_ticked_between_two_readings_accuses_no_one(
         return served(created=clock[0])
 
     fake = FakeCaller(lambda value: served(), {LISTER.ref: reader})
-    report = run(mode, fake, ("idempotent-honoured",), LISTER)
-    (outcome,) = report.outcomes
+    outcome = idempotence(fake)
     assert outcome.status == "passed", outcome.messages
     assert clock[0] >= 2, "the reading never ticked, or was never confirmed over a pause"
