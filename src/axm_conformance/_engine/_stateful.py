@@ -305,7 +305,8 @@ def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
     same call once more. A reader is kept only when it served, and returned the same, twice
     after the first call: what changes by itself (a clock, a counter of its own calls) says
     nothing of the tool, nor does a reading the reader refused (a server's rate limit answers
-    any call). Costs the tool's call, and three calls of each reader."""
+    any call). Costs the tool's call, and three calls of each reader (a reading that changed:
+    a pause, the call and three more; see _changed_by_the_call)."""
     together = session.together
     assert together is not None
     together.readings -= 1
