@@ -3,6 +3,7 @@ phase concludes, without a worker or a tool process."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import hypothesis
@@ -22,6 +23,17 @@ SETTINGS = Settings(examples=10, sandbox="off")
 def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's pauses (a reading confirmed over one) take no time here."""
     monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: None)
+
+
+@pytest.fixture(autouse=True)
+def fresh_database() -> Iterator[None]:
+    """An example database of each test's own: a failure an earlier run saved is replayed
+    first, and would find what the test asks the phases to find."""
+    profile = hypothesis.settings._current_profile  # type: ignore[attr-defined]
+    hypothesis.settings.register_profile("in-memory", database=InMemoryExampleDatabase())
+    hypothesis.settings.load_profile("in-memory")
+    yield
+    hypothesis.settings.load_profile(profile)
 
 
 def schema(**properties: Any) -> dict[str, Any]:
@@ -187,17 +199,11 @@ def test_a_read_only_lookup_that_keeps_a_history_fails_again_when_its_failure_is
         {LISTER.ref: lambda value: served(terms=["cap"]), HISTORY.ref: lambda v: served(h=history)},
         reset=history.clear,
     )
-    profile = hypothesis.settings._current_profile  # type: ignore[attr-defined]
-    hypothesis.settings.register_profile("in-memory", database=InMemoryExampleDatabase())
-    hypothesis.settings.load_profile("in-memory")
-    try:
-        for _ in range(2):
-            report = run(LOOKUP, fake, ("read-only-honoured",), LISTER, HISTORY)
-            (outcome,) = report.outcomes
-            assert outcome.status == "failed", outcome.messages
-            assert "changed what recent_lookups({}) returns" in outcome.messages[0]
-    finally:
-        hypothesis.settings.load_profile(profile)
+    for _ in range(2):
+        report = run(LOOKUP, fake, ("read-only-honoured",), LISTER, HISTORY)
+        (outcome,) = report.outcomes
+        assert outcome.status == "failed", outcome.messages
+        assert "changed what recent_lookups({}) returns" in outcome.messages[0]
 
 
 SET_MODE = subject(
@@ -264,3 +270,73 @@ def test_a_reader_whose_clock_ticked_between_two_readings_accuses_no_one(
     outcome = idempotence(fake)
     assert outcome.status == "passed", outcome.messages
     assert clock[0] >= 2, "the reading never ticked, or was never confirmed over a pause"
+
+
+CREATE_BOOK = subject(
+    ref="tools:CreateBookTool",
+    name="create_book",
+    description="Create an empty workbook at a path such as 'books/q1.xlsx'.",
+    input_schema=schema(path={"type": "string"}),
+)
+DESCRIBE_BOOK = subject(
+    ref="tools:DescribeBookTool",
+    name="describe_book",
+    input_schema=schema(path={"type": "string"}),
+    annotations=READ_ONLY,
+)
+READ_CELLS = subject(
+    ref="tools:ReadCellsTool",
+    name="read_cells",
+    input_schema=schema(
+        path={"type": "string"},
+        sheet={"type": "string"},
+        limit={"type": "integer", "minimum": 0, "maximum": 10},
+    ),
+)
+# Writers that need more than the reader is given, and refuse what they are given.
+COLOURING = [
+    subject(
+        ref=f"tools:Colour{number}Tool",
+        name=f"colour_{number}",
+        input_schema=schema(path={"type": "string"}, colour={"type": "string"}),
+    )
+    for number in range(12)
+]
+
+
+def test_a_reader_among_many_tools_is_served_after_its_creator_and_a_describer() -> None:
+    """Among a dozen writers, the one that needs least (a path, which its description names)
+    makes the workbook, a read-only tool tells its sheet's name, and the reader, served in that
+    world only, is judged: its crash at ``limit`` 0 is found, and shrunk to the one step it
+    needs (the sheet's name, once told, needs no describer)."""
+    books: dict[str, list[str]] = {}
+
+    def create(value: dict[str, Any]) -> Observation:
+        if not value["path"].endswith(".xlsx") or value["path"] in books:
+            return refused(f"cannot create {value['path']!r}")
+        books[value["path"]] = ["Sheet1"]
+        return served(path=value["path"])
+
+    def describe(value: dict[str, Any]) -> Observation:
+        if value["path"] not in books:
+            return refused(f"no workbook {value['path']!r}")
+        return served(sheets=[{"name": name, "used": "A1"} for name in books[value["path"]]])
+
+    def read(value: dict[str, Any]) -> Observation:
+        if value["sheet"] not in books.get(value["path"], []):
+            return refused(f"no sheet {value['sheet']!r} in {value['path']!r}")
+        if value["limit"] == 0:
+            return raised(exception("ZeroDivisionError"))
+        return served(cells=[])
+
+    colouring = {tool.ref: lambda value: refused("no such colour") for tool in COLOURING}
+    fake = FakeCaller(
+        read, {CREATE_BOOK.ref: create, DESCRIBE_BOOK.ref: describe, **colouring}, books.clear
+    )
+    report = run(
+        READ_CELLS, fake, ("no-unexpected-exception",), *COLOURING, DESCRIBE_BOOK, CREATE_BOOK
+    )
+    (outcome,) = report.outcomes
+    assert outcome.status == "failed", outcome.messages
+    assert [name for _, name, _ in outcome.before] == ["create_book"]
+    assert outcome.input == {"path": "books/q1.xlsx", "sheet": "Sheet1", "limit": 0}

@@ -5,10 +5,14 @@ writer created the file, a getter that serves only the ids a creator returned, a
 serves only the terms a lister returns. This phase calls one or two of the other tools of the
 tool's home first (the steps), keeps the values their calls carried (in their results, and in
 their inputs: a path a writer was given), and calls the tool with those values put where its
-schema takes them. The ideas are a rule-based state machine's (each step a rule, the values kept
-its bundles), with the engine's calls: every per-call check judges these calls exactly as it
-judges the calls made alone, and a failure keeps the steps before it, which its shrinking (to
-the fewest steps that still fail), reproduction and confirmation make again.
+schema takes them. The first sequences are planned, creators first: a tool that may make what
+the tool needs (it changes the world, and needs nothing the tool is not given) is called with
+the first of its own likely inputs it serves, then a reader of what it made (a workbook
+created, then described, names its sheets); the others are drawn by chance. The ideas are a
+rule-based state machine's (each step a rule, the values kept its bundles), with the engine's
+calls: every per-call check judges these calls exactly as it judges the calls made alone, and a
+failure keeps the steps before it, which its shrinking (to the fewest steps that still fail),
+reproduction and confirmation make again.
 
 A step that crashed the worker, or hung, damaged the world of the tool certified: the sequence
 is dropped and that tool prepares no other, so that one tool's damage never fails another.
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 
+from axm_conformance._engine._hints import hints_for
 from axm_conformance._feeds import VALID
 from axm_conformance._observation import Observation, Reading, Step, SubjectInfo, canonical_json
 from axm_conformance._strategies import (
@@ -55,6 +60,11 @@ _MOST_STEPS = 2
 # The tool's inputs per sequence with one value the steps made put in one place; one more is
 # drawn with those values mixed in.
 _PLACED = 2
+# A planned step's inputs tried until one is served (see _likely_inputs).
+_TRIES = 6
+# The tool's own inputs (edge cases first) judged with the values named for it, in each world
+# the steps made where it served them.
+_EDGES = 6
 # Values kept from the steps' calls (the most recent), and the longest string kept.
 _KEPT = 32
 _LONGEST = 200
@@ -67,6 +77,8 @@ _READERS = 2
 _SETTLE = 1.1
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
+# Members that identify an item of a list: the ``name`` of an item of ``sheets`` is a sheet.
+_IDENTITY = ("name", "id")
 _PREVIEW = 120
 # Seconds a step may take: one that takes longer is stopped, and its tool prepares no more.
 _LONGEST_STEP = 5.0
@@ -127,15 +139,22 @@ def explore_together(session: _Session, seed: int) -> None:
     }
     own = [value for values in _inputs(subject.input_schema, sequences, seed) for value in values]
     weights = {ref: _weight(tool, subject) for ref, tool in together.tools.items()}
+    # At most half the sequences are planned, so that chance still chooses the others.
+    preparers = _planned(together, subject, read_only=False)[: (sequences + 1) // 2]
+    revealers = _planned(together, subject, read_only=True)
     # The sequences cost at most half the calls the tool had until now (its steps included):
     # a home's certification stays within 1.5 times its cost with each tool alone.
     allowance = session.calls + session.calls // 2
+    edged = 0
     for made_so_far in range(sequences):
         # No other tool served a step in the first few: none prepares this world.
         if session.calls >= allowance or (made_so_far >= _FRUITLESS and not together.served):
             return
         session.go_on(VALID)
-        steps, made = _prepare(session, chance, inputs, weights)
+        if made_so_far < len(preparers):
+            steps, made = _plan(session, preparers[made_so_far], revealers)
+        else:
+            steps, made = _prepare(session, chance, inputs, weights)
         if not steps:
             continue
         earlier = [pair for pair in together.kept if pair not in made]
@@ -160,6 +179,16 @@ def explore_together(session: _Session, seed: int) -> None:
         for example in made_inputs:
             label = f"{after}: {example.label}"
             session.judge(example.value, label, source=example.source, before=tuple(steps))
+        if named is not None and named.value in session.served.inputs:
+            # Served in the world the steps made: the tool's edge cases are judged there too,
+            # a few in each such world, taking up where the last left off.
+            edges = own[edged : edged + _EDGES]
+            edged += len(edges)
+            for edge in edges:
+                overlaid = _overlaid(subject.input_schema, named, edge, made)
+                if overlaid is not None and session.calls < allowance:
+                    label = f"{after}: an input of its own, {named.label}"
+                    session.judge(overlaid, label, source="tool-output", before=tuple(steps))
 
 
 def _prepare(
@@ -204,6 +233,88 @@ def _prepare(
     return steps, made
 
 
+def _planned(together: Together, subject: SubjectInfo, *, read_only: bool) -> list[SubjectInfo]:
+    """The tools that may make what ``subject`` needs first (or, ``read_only``, tell what was
+    made): those that need nothing it is not given (each property they require is one of its
+    own, by name), fewest needs first, then by _weight."""
+    names = {singular(name) for name in property_names(subject.input_schema)}
+    chosen = [
+        tool
+        for tool in together.tools.values()
+        if (tool.annotations.get("readOnlyHint") is True) is read_only
+        and (needs := _needs(tool)) is not None
+        and needs <= names
+    ]
+    return sorted(chosen, key=lambda tool: (len(_needs(tool) or ()), -_weight(tool, subject)))
+
+
+def _needs(tool: SubjectInfo) -> set[str] | None:
+    """The names of the properties ``tool`` requires (None when its input is not an object)."""
+    schema = tool.input_schema
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        return None
+    required = schema.get("required", [])
+    if not isinstance(required, list):
+        return None
+    return {singular(str(name).lower()) for name in required}
+
+
+def _plan(
+    session: _Session, preparer: SubjectInfo, revealers: list[SubjectInfo]
+) -> tuple[list[Step], list[tuple[str, str | int]]]:
+    """A planned sequence: ``preparer`` called with the first of its likely inputs it serves,
+    then the first of ``revealers`` given what it made under their properties' names: the
+    calls served, and the values they carried."""
+    together = session.together
+    assert together is not None
+    steps: list[Step] = []
+    made: list[tuple[str, str | int]] = []
+    for value in _likely_inputs(session, preparer):
+        step = Step(preparer.ref, str(preparer.name), value)
+        observation = call_step(session, step)
+        if observation is None:
+            return steps, made
+        if preparer.result.served(observation):
+            steps.append(step)
+            together.served.setdefault(preparer.ref, value)
+            made += carried(value, observation)
+            break
+    else:
+        return steps, made
+    for reader in revealers:
+        named = _named_input(reader.input_schema, made)
+        if named is None or reader.ref not in together.tools:
+            continue
+        step = Step(reader.ref, str(reader.name), named.value)
+        observation = call_step(session, step)
+        if observation is not None and reader.result.served(observation):
+            steps.append(step)
+            together.served.setdefault(reader.ref, named.value)
+            made += carried(named.value, observation)
+        break
+    return steps, made
+
+
+def _likely_inputs(session: _Session, tool: SubjectInfo) -> list[Any]:
+    """At most _TRIES inputs of ``tool`` likely to be served, as its own certification finds
+    them: the values the steps made before under its properties' names, its simplest input,
+    then its hints (its source's literals, what its descriptions name) put in place."""
+    together = session.together
+    assert together is not None
+    schema = tool.input_schema
+    try:
+        simplest = boundary_inputs(schema)[:1]
+    except ValueError:
+        return []
+    named = _named_input(schema, together.kept)
+    hinted = hinted_inputs(schema, hints_for(tool, session.settings), _TRIES)
+    likely: list[Any] = []
+    for example in [*([named] if named else []), *simplest, *hinted]:
+        if example.value not in likely:
+            likely.append(example.value)
+    return likely[:_TRIES]
+
+
 def _weight(tool: SubjectInfo, subject: SubjectInfo) -> int:
     """How much ``tool`` is chosen to prepare ``subject``'s world: more when it may change the
     world (it does not declare itself read-only), more when a name of the subject's properties
@@ -236,8 +347,12 @@ def _named_input(schema: Any, made: list[tuple[str, str | int]]) -> Example | No
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(simplest, dict) or not isinstance(properties, dict):
         return None
-    by_name = {name.lower(): value for name, value in made}
-    given = {name: by_name[name.lower()] for name in properties if name.lower() in by_name}
+    by_name = {singular(name.lower()): value for name, value in made}
+    given = {
+        name: by_name[singular(name.lower())]
+        for name in properties
+        if singular(name.lower()) in by_name
+    }
     value = {**simplest, **given}
     if not given or not is_valid_input(schema, value):
         return None
@@ -391,10 +506,7 @@ def carried(input: Any, observation: Observation) -> list[tuple[str, str | int]]
     found = list(_leaves(input, ""))
     if observation.result is not None:
         found += _leaves(observation.result.fields, "")
-    unique: dict[str, tuple[str, str | int]] = {}
-    for name, value in found:
-        unique.setdefault(canonical_json(value), (name, value))
-    return list(unique.values())
+    return list(dict.fromkeys(found))
 
 
 def shares_value(given: Any, value: Any) -> bool:
@@ -410,6 +522,8 @@ def _leaves(value: Any, name: str) -> Iterator[tuple[str, str | int]]:
                 yield from _leaves(item, str(key))
     elif isinstance(value, list):
         for item in value:
+            if isinstance(item, dict):
+                yield from _identified(item, name)
             yield from _leaves(item, name)
     elif isinstance(value, bool) or value is None:
         return
@@ -417,6 +531,16 @@ def _leaves(value: Any, name: str) -> Iterator[tuple[str, str | int]]:
         yield name, value
     elif isinstance(value, str):
         yield from _text(value, name)
+
+
+def _identified(item: dict[str, Any], name: str) -> Iterator[tuple[str, str | int]]:
+    """An item's identity under the name of its list, as a property names it: the ``name``
+    of an item of ``sheets`` as ``sheets`` and ``sheet_name``."""
+    for key in _IDENTITY:
+        value = item.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            yield name, value
+            yield f"{singular(name)}_{key}", value
 
 
 def _text(text: str, name: str) -> Iterator[tuple[str, str | int]]:
@@ -440,4 +564,5 @@ def _nearest_first(made: list[tuple[str, str | int]], schema: Any) -> list[str |
     """The values the steps made, those found under a name the tool's schema gives a property
     first (a writer's ``path`` for a reader's ``path``)."""
     names = property_names(schema)
-    return [value for _, value in sorted(made, key=lambda pair: pair[0].lower() not in names)]
+    ordered = sorted(made, key=lambda pair: pair[0].lower() not in names)
+    return list(dict.fromkeys(value for _, value in ordered))
