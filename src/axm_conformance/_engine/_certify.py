@@ -24,18 +24,13 @@ import hypothesis
 from axm_conformance._checks import Check, Context, checks_for
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._hints import hints_for
+from axm_conformance._engine._inputs import explore, judge_example, judge_mutation, replay, save
 from axm_conformance._engine._probes import offline, probe
-from axm_conformance._engine._session import (
-    CALL_KINDS,
-    Progress,
-    _charge,
-    _NotRunnable,
-    _Run,
-    _Session,
-    _Stop,
-)
+from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _Stop
+from axm_conformance._engine._session import CALL_KINDS, Progress, _Session
 from axm_conformance._engine._shrinking import confirm, reproduce, shrink
 from axm_conformance._engine._stateful import Together, explore_together
+from axm_conformance._engine._varying import vary_refused
 from axm_conformance._engine._verdict import outcome_of, status_of
 from axm_conformance._feeds import (
     INVALID,
@@ -190,17 +185,17 @@ def _fuzz(
             with contextlib.suppress(_Stop):
                 session.phase = "valid inputs"
                 try:
-                    session.replay(VALID)
+                    replay(session, VALID)
                     for example in boundary:
-                        session.judge_example(example, f"boundary example: {example.label}")
+                        judge_example(session, example, f"boundary example: {example.label}")
                     for example in placed:
-                        session.judge_example(example, example.label)
-                    session.explore(seed, feed=VALID)
+                        judge_example(session, example, example.label)
+                    explore(session, seed, feed=VALID)
                 finally:
                     session.flush()
                 # Before other tools change the world the refusals were made in.
                 session.phase = "variations of refused inputs"
-                session.vary_refused()
+                vary_refused(session)
                 session.phase = "after other tools of its home"
                 try:
                     explore_together(session, seed)
@@ -210,10 +205,10 @@ def _fuzz(
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):
                 session.phase = "invalid inputs"
-                session.replay(INVALID)
+                replay(session, INVALID)
                 for mutation in mutations:
-                    session.judge_mutation(mutation)
-                session.explore(seed, feed=INVALID)
+                    judge_mutation(session, mutation)
+                explore(session, seed, feed=INVALID)
             session.finish(INVALID)
             session.phase = "probes"
             probe(session, [example.value for example in boundary], mutations)
@@ -227,7 +222,7 @@ def _fuzz(
                         reproduce(session, run)
                         if run.failure is not None:
                             confirm(session, run)
-                    session.save(run)
+                    save(session, run)
                     _charge([run], shrinking)
         except _NotRunnable as exc:
             message = not_run(f"not run: {exc}")

@@ -9,10 +9,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from axm_conformance._engine._session import (
-    _Session,
-    _Stop,
-)
+from axm_conformance._engine._runs import _Stop
+from axm_conformance._engine._session import _Session
 from axm_conformance._feeds import (
     CONCURRENCY,
     CRASHING_GUARD,

@@ -2,32 +2,29 @@
 
 A call goes through the session's caller (see _caller); the session keeps what it learned (what
 the tool served, refused, how it was paced, what crashed) and lets each check judge each call,
-keeping each check's first failure. The valid inputs are judged here (the boundary examples, the
-hints placed, Hypothesis' inputs, the refused ones varied and the bounds they hide bisected), as
-are the invalid ones; the phases around it each own a module (see the package's docstring).
+keeping each check's first failure, and paces its calls as a server's rate limit asks. The
+phases that choose what to call each own a module (see the package's docstring).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import math
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import hypothesis
-from hypothesis import HealthCheck, Phase, Verbosity
 from hypothesis.database import ExampleDatabase
 from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, Context
 from axm_conformance._engine._caller import Caller, Callers
+from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _severe, _Stop
 from axm_conformance._engine._stateful import Together, make_steps, read_world
+from axm_conformance._engine._varying import MOST_VARIED, call_variations
 from axm_conformance._feeds import (
     INVALID,
     VALID,
@@ -39,21 +36,16 @@ from axm_conformance._observation import (
     Observation,
     Step,
     SubjectInfo,
-    Varied,
-    canonical_json,
 )
 from axm_conformance._outcomes import Finding, Severity
 from axm_conformance._process.parent._pool import tool_worker
 from axm_conformance._process.parent._worker import Crash
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import (
-    Cap,
     Example,
     Mutation,
     Served,
-    is_valid_input,
     keywords_exercised,
-    variations,
 )
 from axm_conformance.protocols import protocol_named
 
@@ -70,16 +62,6 @@ Progress = Callable[[str], None]
 # After this many calls that hung or killed the worker, the tool is not called again: the
 # failure is established and every further call could cost a whole timeout.
 _MAX_CRASHES = 3
-# The variations of at most this many refused valid inputs are called, per tool (and as many
-# again of those refused after other tools prepared their world): a tool that refuses most inputs
-# would otherwise cost several calls for each.
-_MOST_VARIED = 25
-# Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
-# and the other inputs it served that must refuse the value past it.
-_MOST_BISECTIONS = 24
-# The values inside a bound found that must be served too for it to be a cap.
-_CAP_RANGE = 2
-_CONFIRMATIONS = 2
 # Seconds between two progress reports, at most one per call.
 _PROGRESS_EVERY = 0.2
 # A server's pacing: after this many valid calls in a row refused with one answer the tool had
@@ -102,29 +84,6 @@ class _Held:
 
 def _shape(text: str) -> str:
     return re.sub(r"\d+", "#", text)
-
-
-class _NotRunnable(Exception):
-    """The tool cannot be called at all (its schema gives no inputs, or it does not load)."""
-
-
-class _Stop(Exception):
-    """Ends a Hypothesis run early without it counting as a failure of anything."""
-
-
-@dataclass
-class _Run:
-    """One per-call check's tally over the shared calls."""
-
-    check: Check
-    examples: int = 0
-    failure: tuple[Call, tuple[Finding, ...]] | None = None
-    notes: list[Finding] = field(default_factory=list)
-    keywords: set[str] = field(default_factory=set)
-    # The examples judged, by where their values came from (see _strategies.SOURCES).
-    sources: dict[str, int] = field(default_factory=dict)
-    # The time spent on this check: its share of each call it judged, its shrinking.
-    seconds: float = 0.0
 
 
 @dataclass
@@ -161,7 +120,7 @@ class _Session:
     phase: str = ""
     calls: int = 0
     told: float = -math.inf
-    # What the tool served, and the refused valid inputs to vary, at most _MOST_VARIED.
+    # What the tool served, and the refused valid inputs to vary, at most MOST_VARIED.
     served: Served = field(default_factory=Served)
     # The bounds bisections found, by property: the last value served and the first refused.
     capped: dict[str, tuple[Any, Any]] = field(default_factory=dict)
@@ -220,116 +179,8 @@ class _Session:
             if world:
                 call = dataclasses.replace(call, world=read_world(self, value))
         elif vary and feed is VALID and self.subject.result.refused(first):
-            call = dataclasses.replace(call, variations=self.vary(value))
+            call = dataclasses.replace(call, variations=call_variations(self, value))
         return call
-
-    def vary(self, value: Any) -> tuple[Varied, ...]:
-        """Call the variations of a refused valid input, and, for each one served, the inputs
-        that confirm the refusal, until one of them is served (see _strategies.variations); or,
-        for a value served further inside a declared bound, look for the bound the tool serves
-        (find_cap)."""
-        found: list[Varied] = []
-        for variation in variations(self.subject.input_schema, value, self.served):
-            if variation.cap is not None and any(
-                varied.kind == "bound" and self.subject.result.served(varied.observation)
-                for varied in found
-            ):
-                continue  # the bound's neighbour served: the bound is off by one, not capped
-            observation = self.observe(variation.value, VALID)[0]
-            confirmations: list[Observation] = []
-            if self.subject.result.served(observation):
-                self.served.add(variation.value)
-                if variation.cap is not None:
-                    capped = self.find_cap(value, variation.value, observation, variation.cap)
-                    found += [] if capped is None else [capped]
-                    continue
-                confirmations = self.confirm_refused(variation.confirmations)
-            found.append(
-                Varied(
-                    variation.kind,
-                    variation.said,
-                    observation,
-                    variation.confirming,
-                    tuple(confirmations),
-                )
-            )
-        return tuple(found)
-
-    def confirm_refused(self, inputs: Iterable[dict[str, Any]]) -> list[Observation]:
-        """Call the inputs that confirm a refusal until one of them is served."""
-        confirmations: list[Observation] = []
-        for confirmation in inputs:
-            confirmations.append(self.observe(confirmation, VALID)[0])
-            if self.subject.result.served(confirmations[-1]):
-                self.served.add(confirmation)
-                break
-        return confirmations
-
-    def find_cap(
-        self, refused: dict[str, Any], inside: dict[str, Any], served: Observation, cap: Cap
-    ) -> Varied | None:
-        """The bound the tool serves, when it refuses ``refused`` and serves it with ``cap``'s
-        property set to a value further ``inside``: found by bisection between the two; then
-        the first value past it is put into other inputs it served, which must be refused too.
-        None when the bound is not found within the calls allowed, or does not end a range of
-        values served."""
-        schema = self.subject.input_schema
-        calls = 0
-        good, bad = inside[cap.name], refused[cap.name]
-        # A bound found before is tried first: found again, it costs two calls.
-        known = list(self.capped.get(cap.name, ()))
-        while (middle := cap.between(good, bad)) is not None:
-            guesses = [guess for guess in known if cap.lies_between(guess, good, bad)]
-            middle = guesses[0] if guesses else middle
-            probe = {**refused, cap.name: middle}
-            if calls == _MOST_BISECTIONS or not is_valid_input(schema, probe):
-                return None
-            calls += 1
-            answer = self.observe(probe, VALID)[0]
-            if self.subject.result.served(answer):
-                self.served.add(probe)
-                good, served = middle, answer
-            else:
-                bad = middle
-        # A bound that ends a range served, not a value served among refused ones (a status
-        # code the tool knows among the codes it does not).
-        for inner in cap.within(good, _CAP_RANGE):
-            probe = {**refused, cap.name: inner}
-            if not is_valid_input(schema, probe):
-                continue  # past the schema's other bound: the range is all there is
-            calls += 1
-            if not self.subject.result.served(self.observe(probe, VALID)[0]):
-                return None
-        past = cap.past(good)
-        self.capped[cap.name] = (good, past)
-        here = {**refused, cap.name: good}
-        others = [
-            {**context, cap.name: past}
-            for context in reversed(self.served.inputs)
-            if context != here and context.get(cap.name) != past
-        ]
-        others = [other for other in others if is_valid_input(schema, other)][:_CONFIRMATIONS]
-        found = f" (found by bisection, {calls} calls)" if calls else ""
-        said = (
-            f"{cap.name!r} set to {canonical_json(good)}: it {cap.said(good)}{found}, though "
-            f"its schema declares {cap.declared}"
-        )
-        confirming = f"{cap.name!r} = {canonical_json(past)} in other inputs it served"
-        return Varied("cap", said, served, confirming, tuple(self.confirm_refused(others)))
-
-    def vary_refused(self) -> None:
-        """Judge the refused valid inputs by their variations, once every valid input has been
-        called: what the tool serves is then known best."""
-        runs = [run for run in self.runs if run.check.varies]
-        for refused in self.refused:
-            if time.monotonic() > self.deadline:
-                self.exhausted = True
-                raise _Stop
-            started = time.perf_counter()
-            call = dataclasses.replace(refused, variations=self.vary(refused.input))
-            for run in runs:
-                self.record(run, call)
-            _charge(runs, started)
 
     def go_on(self, feed: Feed) -> None:
         """Stop (raise _Stop) when the tool is not to be called again through ``feed``: its
@@ -411,10 +262,10 @@ class _Session:
             and any(run.check.reads_world for run in runs)
         )
         # A call after other tools is varied at once, in the world they made, within its own
-        # allowance (see vary_refused for the calls made alone).
+        # allowance (see _varying.vary_refused for the calls made alone).
         vary = (
             bool(before)
-            and self.varied_after < _MOST_VARIED
+            and self.varied_after < MOST_VARIED
             and any(run.check.varies for run in runs)
         )
         started = time.perf_counter()
@@ -438,7 +289,7 @@ class _Session:
             any(run.check.varies for run in runs)
             and self.subject.result.refused(call.observation)
             and not call.before
-            and len(self.refused) < _MOST_VARIED
+            and len(self.refused) < MOST_VARIED
         ):
             self.refused.append(call)
         status = call.observation.status
@@ -573,13 +424,6 @@ class _Session:
         ):
             run.failure = (call, violations)
 
-    def judge_mutation(self, mutation: Mutation) -> None:
-        label = _mutation_label(mutation)
-        self.judge(mutation.value, label, feed=INVALID, source=mutation.source)
-
-    def judge_example(self, example: Example, label: str) -> None:
-        self.judge(example.value, label, source=example.source)
-
     def violations(self, check: Check, call: Call) -> tuple[Finding, ...]:
         if call.observation.status not in check.considers:
             return ()
@@ -587,103 +431,6 @@ class _Session:
 
     def feeds(self, feed: Feed) -> bool:
         return any(run.check.feed is feed for run in self.runs)
-
-    def explore(self, seed: int, *, feed: Feed) -> None:
-        """Judge the inputs Hypothesis generates, valid ones or one-mistake mutations."""
-        if not self.feeds(feed):
-            return
-        invalid = feed is INVALID
-
-        # Settings not given here come from the active Hypothesis profile (the "ci" one when CI
-        # is set): derandomize, print_blob and the example database are the user's to choose.
-        @hypothesis.seed(seed)
-        @hypothesis.settings(
-            max_examples=_invalid_count(self.settings) if invalid else self.settings.examples,
-            deadline=None,
-            phases=(Phase.generate,),
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-        )
-        @hypothesis.given(self.invalid if invalid else self.drawn)
-        def generated(case: Any) -> None:
-            if invalid:
-                self.judge_mutation(case)
-            else:
-                self.judge_example(case, "")
-
-        with contextlib.suppress(_Stop):
-            generated()
-
-    def replay(self, feed: Feed) -> None:
-        """Judge first the failing inputs that earlier runs saved in the example database.
-
-        An entry is dropped when the schema no longer classes its input as this feed's (valid,
-        or breaking the schema), and when it does not fail again: the tool was fixed. (A
-        failure that does not reproduce within one run is reported as flaky: see confirm.)
-        """
-        if self.database is None:
-            return
-        validator = self.context.validator(self.subject.input_schema)
-        for run in self.runs:
-            if run.check.feed is not feed:
-                continue
-            key = _failure_key(self.subject, run.check)
-            for entry in list(self.database.fetch(key)):
-                try:
-                    saved = json.loads(entry)
-                    value, label = saved["input"], f"{saved['label']} {_REPLAYED}".lstrip()
-                    before = tuple(Step(*step) for step in saved.get("before", ()))
-                    replayable = validator.is_valid(value) is (feed is VALID)
-                except (ValueError, KeyError, TypeError):
-                    replayable = False
-                if not replayable or not self.prepared(before):
-                    self.database.delete(key, entry)
-                    continue
-                self.judge(value, label, feed=feed, before=before)
-                self.replayed.add((feed, repr(value)))
-                if run.failure is None or run.failure[0].input != value:
-                    self.database.delete(key, entry)
-
-    def prepared(self, before: tuple[Step, ...]) -> bool:
-        """Make the steps of a saved failure again: whether they could be (their tools are
-        still beside the tool, and none crashed)."""
-        together = self.together
-        if not before:
-            return True
-        if together is None or any(step.ref not in together.tools for step in before):
-            return False
-        return make_steps(self, before)
-
-    def save(self, run: _Run) -> None:
-        """Keep a failure's (minimal) input in the example database, to be replayed first by the
-        next run, whatever its seed."""
-        if self.database is None or run.failure is None:
-            return
-        call = run.failure[0]
-        label = call.label.removesuffix(_REPLAYED).rstrip()
-        saved = {"input": call.input, "label": label}
-        if call.before:
-            saved["before"] = [[step.ref, step.name, step.input] for step in call.before]
-        entry = json.dumps(saved, sort_keys=True)
-        self.database.save(_failure_key(self.subject, run.check), entry.encode())
-
-
-def _severe(violations: tuple[Finding, ...]) -> bool:
-    """Whether a finding fails a run whatever its settings (not only a warning)."""
-    return any(violation.severe for violation in violations)
-
-
-def _mutation_label(mutation: Mutation) -> str:
-    return f"invalid input, {mutation.kind}: {mutation.detail}"
-
-
-# Said of an input an earlier run saved as failing, when this run replays it.
-_REPLAYED = "(replayed: it failed in an earlier run)"
-
-
-def _failure_key(subject: SubjectInfo, check: Check) -> bytes:
-    """Where a check's failing inputs of a tool are kept in the example database."""
-    return f"axm-conformance failure {subject.ref} {check.id}".encode()
 
 
 def _ended_in(exception: ExceptionInfo) -> tuple[str, str]:
@@ -697,15 +444,3 @@ def _ended_in(exception: ExceptionInfo) -> tuple[str, str]:
     name = innermost.type_name + (f" (raised through {through})" if through else "")
     message = innermost.message
     return name, message if len(message) <= 100 else message[:97] + "..."
-
-
-def _charge(runs: list[_Run], started: float) -> None:
-    """Share the time since ``started`` (time.perf_counter) among ``runs``."""
-    share = (time.perf_counter() - started) / len(runs)
-    for run in runs:
-        run.seconds += share
-
-
-def _invalid_count(settings: Settings) -> int:
-    """How many generated invalid inputs a tool gets: half the valid ones, at least ten."""
-    return max(10, settings.examples // 2)

@@ -7,13 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from axm_conformance._engine._session import (
-    _MAX_CRASHES,
-    _PAUSES,
-    _Run,
-    _Session,
-    _severe,
-)
+from axm_conformance._engine._runs import _Run, _severe
+from axm_conformance._engine._session import _MAX_CRASHES, _PAUSES, _Session
 from axm_conformance._engine._stateful import shares_value
 from axm_conformance._engine._verdict import what_happened
 from axm_conformance._feeds import (

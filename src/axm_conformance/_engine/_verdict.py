@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from axm_conformance._engine._session import (
-    _MAX_CRASHES,
-    CALL_KINDS,
-    _ended_in,
-    _Run,
-    _Session,
-    _severe,
-)
+from axm_conformance._engine._runs import _Run, _severe
+from axm_conformance._engine._session import _MAX_CRASHES, CALL_KINDS, _ended_in, _Session
 from axm_conformance._failure import stderr_tail
 from axm_conformance._feeds import (
     INVALID,
