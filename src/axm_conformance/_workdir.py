@@ -1,12 +1,14 @@
 """What a call changed in a working directory: files created, appended to, rewritten keeping
-their content, overwritten, deleted.
+their content, rewritten beyond comparison, overwritten, deleted.
 
 A tool served from another process works in the worker's throw-away directory; its declared
 behaviour (read-only, additive only, idempotent) is held to what a call does there. Files are
 compared by content, so a file written again with the same bytes has not changed, and a file
 whose old content is the start of its new content was appended to, not overwritten. A small file
 written anew is compared by meaning: it was extended when its old content survives in the new
-(its JSON values, or else its lines: see :func:`_lost`), and overwritten when some is gone.
+(its JSON values, or else its lines: see :func:`_lost`), and overwritten when some is gone. A
+file written anew whose content cannot be compared so (it is not UTF-8 text, such as a workbook
+or a database, or it is too large to keep) was rewritten: whether it lost anything is unknown.
 Entries at the top whose name starts with a dot are left out: the kit's own logs, and what
 programs keep in their home (caches, configuration), which the directory also is.
 """
@@ -30,14 +32,15 @@ _HASHED = 4 * 1024 * 1024
 _KEPT = 1024 * 1024
 _KEPT_IN_ALL = 32 * _KEPT
 
-ChangeKind = Literal["created", "appended", "extended", "overwrote", "deleted"]
+ChangeKind = Literal["created", "appended", "extended", "rewrote", "overwrote", "deleted"]
 
 
 @dataclass(frozen=True)
 class Change:
     """What a call did to one file. ``kind`` is ``extended`` for a file written anew that kept
-    its old content; ``lost`` is, for an overwrite, the first old value or line the new content
-    lacks ("" when it cannot be told: a large or binary file)."""
+    its old content, ``rewrote`` for one whose old and new content cannot be compared (a large
+    or binary file); ``lost`` is, for an overwrite, the first old value or line the new content
+    lacks."""
 
     kind: ChangeKind
     path: str
@@ -48,6 +51,8 @@ class Change:
             return f"appended to {self.path}"
         if self.kind == "extended":
             return f"rewrote {self.path} keeping its content"
+        if self.kind == "rewrote":
+            return f"rewrote {self.path} (binary or large: what it kept cannot be compared)"
         if self.lost:
             return f"{self.kind} {self.path}, losing {self.lost}"
         return f"{self.kind} {self.path}"
@@ -134,12 +139,14 @@ def _rewritten(root: str, path: str, old: _File, new: _File) -> Change:
     if new.size > old.size and _prefix_digest(root, path, old.size) == old.digest:
         return Change("appended", path)
     if old.content is None or new.content is None:
-        return Change("overwrote", path)
+        return Change("rewrote", path)
     try:
         gone = _lost(old.content, new.content)
     except RecursionError:  # nested deeper than the comparison can follow
         gone = ""
-    return Change("extended", path) if gone is None else Change("overwrote", path, gone)
+    if gone is None:
+        return Change("extended", path)
+    return Change("overwrote", path, gone) if gone else Change("rewrote", path)
 
 
 def _prefix_digest(root: str, path: str, size: int) -> str:

@@ -1140,6 +1140,23 @@ CASES = [
     ),
     case(
         "non-destructive-honoured",
+        "a workbook written anew, which cannot be compared",
+        warning(
+            "yet the call rewrote book.xlsx (binary or large: what it kept cannot be compared): "
+            "whether it lost data is unknown"
+        ),
+        subject=ADDITIVE,
+        call=call(changed(Change("rewrote", "book.xlsx"))),
+    ),
+    case(
+        "non-destructive-honoured",
+        "a workbook rewritten and a file deleted: the deletion fails",
+        failure("yet the call deleted notes.txt"),
+        subject=ADDITIVE,
+        call=call(changed(Change("rewrote", "book.xlsx"), Change("deleted", "notes.txt"))),
+    ),
+    case(
+        "non-destructive-honoured",
         "a file deleted",
         failure("yet the call deleted notes.txt"),
         subject=ADDITIVE,

@@ -159,12 +159,14 @@ def test_json_that_is_no_longer_json_is_compared_by_lines(tmp_path: Path) -> Non
     )
 
 
-def test_a_binary_file_written_anew_was_overwritten_without_saying_what(tmp_path: Path) -> None:
+def test_a_binary_file_written_anew_was_rewritten_beyond_comparison(tmp_path: Path) -> None:
     blob = tmp_path / "blob.bin"
     blob.write_bytes(b"\xff\x00")
     before = snapshot(str(tmp_path))
     blob.write_bytes(b"\xfe\xff\x00")
-    assert before.changes(snapshot(str(tmp_path), before)) == (Change("overwrote", "blob.bin"),)
+    changes = before.changes(snapshot(str(tmp_path), before))
+    assert changes == (Change("rewrote", "blob.bin"),)
+    assert str(changes[0]) == "rewrote blob.bin (binary or large: what it kept cannot be compared)"
 
 
 def test_a_file_deleted_loses_everything_whatever_it_held(tmp_path: Path) -> None:
@@ -174,12 +176,12 @@ def test_a_file_deleted_loses_everything_whatever_it_held(tmp_path: Path) -> Non
     assert before.changes(snapshot(str(tmp_path), before)) == (Change("deleted", "notes.json"),)
 
 
-def test_a_large_file_written_anew_is_an_overwrite_even_with_its_content_kept(
+def test_a_large_file_written_anew_is_rewritten_beyond_comparison_even_with_its_content_kept(
     tmp_path: Path,
 ) -> None:
     """Above 1 MiB the old content is not kept: a rewrite cannot be compared by meaning."""
     large = ["x" * (1024 * 1024)]
-    assert rewrite_json(tmp_path, large, [*large, "y"]) == (Change("overwrote", "notes.json"),)
+    assert rewrite_json(tmp_path, large, [*large, "y"]) == (Change("rewrote", "notes.json"),)
     small = ["x" * (1024 * 1024 - 100)]
     assert rewrite_json(tmp_path, small, [*small, "y"]) == (Change("extended", "notes.json"),)
 
@@ -188,7 +190,7 @@ def test_content_is_kept_up_to_a_bound_for_the_whole_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Files are taken in order of their paths until the bound is reached; a later file written
-    anew is an overwrite."""
+    anew cannot be compared."""
     monkeypatch.setattr("axm_conformance._workdir._KEPT_IN_ALL", 20)
     for name in ("a", "b", "c"):
         replace(tmp_path / f"{name}.json", f'["{name}"]')
@@ -198,7 +200,7 @@ def test_content_is_kept_up_to_a_bound_for_the_whole_directory(
     assert before.changes(snapshot(str(tmp_path), before)) == (
         Change("extended", "a.json"),
         Change("extended", "b.json"),
-        Change("overwrote", "c.json"),
+        Change("rewrote", "c.json"),
     )
 
 

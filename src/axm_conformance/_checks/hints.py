@@ -16,7 +16,7 @@ from axm_conformance._checks._registry import Context, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
 from axm_conformance._observation import Call, Reading, SubjectInfo, canonical_json
-from axm_conformance._outcomes import Finding, not_run
+from axm_conformance._outcomes import Finding, not_run, warning
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import can_cut_off
 
@@ -29,7 +29,8 @@ _DEFAULTS = {
     "idempotentHint": False,
     "openWorldHint": True,
 }
-# What loses data: a file rewritten with its old content kept ("extended") is an additive update.
+# What loses data: a file rewritten with its old content kept ("extended") is an additive update;
+# one rewritten beyond comparison ("rewrote": a workbook, a database) may or may not have lost any.
 _DESTRUCTIVE = ("overwrote", "deleted")
 
 
@@ -96,13 +97,15 @@ def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context)
     """A tool that declares itself non-destructive deletes and overwrites no existing file.
 
     A file it writes anew with its old content kept (see :mod:`axm_conformance._workdir`) was
-    extended, not overwritten."""
+    extended, not overwritten; one whose content cannot be compared (binary, large) is only a
+    warning: adding a sheet to a workbook writes the whole file anew, and loses nothing."""
+    declared = "declares destructiveHint: false (additive updates only), yet the call"
     destroyed = [change for change in _changed(call) if change.kind in _DESTRUCTIVE]
+    rewritten = [change for change in _changed(call) if change.kind == "rewrote"]
     if destroyed:
-        yield (
-            f"declares destructiveHint: false (additive updates only), yet the call "
-            f"{_said(destroyed)}"
-        )
+        yield f"{declared} {_said(destroyed)}"
+    elif rewritten:
+        yield warning(f"{declared} {_said(rewritten)}: whether it lost data is unknown")
 
 
 @check(
