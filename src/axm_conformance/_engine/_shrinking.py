@@ -17,6 +17,7 @@ from axm_conformance._feeds import (
 from axm_conformance._observation import (
     Call,
     Observation,
+    Step,
     canonical_json,
 )
 from axm_conformance._outcomes import Finding, Severity, note
@@ -183,19 +184,17 @@ def shrink(session: _Session, run: _Run) -> None:
 def fewer_steps(session: _Session, run: _Run, kind: tuple[bool, str], deadline: float) -> int:
     """Leave out the steps before a failure one at a time, each time in a fresh worker,
     keeping each leaving-out after which the input still fails the same way: the shortest
-    sequence found that fails. The last step that was given a value the input holds is kept:
-    what it wrote may outlive a fresh worker (a file stays in the working directory), so that
-    leaving it out would seem to change nothing here and would in a reproduction elsewhere.
-    Returns the calls made."""
+    sequence found that fails. A step that may write (it does not declare itself read-only)
+    and was given a value the input holds is kept: what it wrote may outlive a fresh worker
+    (a file stays in the working directory), so that leaving it out would seem to change
+    nothing here and would in a reproduction elsewhere. Returns the calls made."""
     assert run.failure is not None
     made = 0
     failing = run.failure[0]
     at = len(failing.before) - 1
     while at >= 0 and time.monotonic() < deadline:
         fewer = failing.before[:at] + failing.before[at + 1 :]
-        if shares_value(failing.before[at].input, failing.input) and not any(
-            shares_value(step.input, failing.input) for step in fewer
-        ):
+        if _may_have_made(session, failing.before[at], failing.input):
             at -= 1
             continue
         session.worker.restart()
@@ -216,6 +215,15 @@ def fewer_steps(session: _Session, run: _Run, kind: tuple[bool, str], deadline: 
             failing = call
         at -= 1
     return made
+
+
+def _may_have_made(session: _Session, step: Step, value: Any) -> bool:
+    """Whether ``step`` may have made what ``value`` names: it was given a value ``value``
+    holds, and its tool does not declare itself read-only."""
+    together = session.together
+    tool = together.tools.get(step.ref) if together is not None else None
+    read_only = tool is not None and tool.annotations.get("readOnlyHint") is True
+    return not read_only and shares_value(step.input, value)
 
 
 def mistakes(session: _Session, value: Any) -> frozenset[tuple[str, str]]:
