@@ -7,16 +7,20 @@ home of ``HOMES`` (the fixture MCP servers and module whose tools share a world,
 whose tools share none) is certified whole in this process at the default ``--axm-examples``
 (100) and seed ``BASE_SEED``, ``repeats`` times each way, alternating; the median wall time of
 each way, their ratio (the goal: within 1.5), and the valid calls judged each way. The calls
-the sequences add are counted by the worker's calls (the steps included).
+the sequences add are counted by the worker's calls (the steps included). Where ``tox -e mcp``
+installed the real servers (``AXM_MCP_SERVERS`` names where), those of ``REAL`` are measured
+too, as that run certifies them (its examples, seed and options).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import statistics
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from axm_conformance._engine import _certify
 from axm_conformance._process.parent._worker import Worker
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+REAL_SERVERS = Path(__file__).resolve().parents[1] / "tests" / "real_mcp" / "servers.toml"
 BASE_SEED = 20261122
 SERVERS = FIXTURES / "mcp_servers"
 
@@ -49,6 +54,30 @@ HOMES: dict[str, list[str] | str] = {
     ],
     "word_server (3 tools)": _server("word_server.py"),
 }
+# Real servers whose tools share a world: a workbook the others need (46 tools), a directory.
+REAL = ("excel-mcp-server", "server-filesystem")
+# As tox -e mcp certifies them.
+REAL_SETTINGS = {"examples": 30, "seed": 1}
+
+
+def real_homes() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The servers of REAL that tox -e mcp installed: a reference each, and its settings."""
+    installed = os.environ.get("AXM_MCP_SERVERS", "")
+    if not installed:
+        return {}
+    root = Path(installed)
+    homes = {}
+    for server in tomllib.loads(REAL_SERVERS.read_text())["server"]:
+        if server["name"] not in REAL:
+            continue
+        command = server["command"].format(
+            bin=root / server["name"] / "bin", node_modules=root / "node_modules"
+        )
+        settings = {**REAL_SETTINGS, **server.get("options", {})}
+        if "worker_files" in server:
+            settings["worker_files"] = str(root / server["worker_files"])
+        homes[f"{server['name']} (real)"] = (f"mcp:{command}", settings)
+    return homes
 
 
 @contextlib.contextmanager
@@ -78,12 +107,12 @@ def counting(counter: list[int]) -> Iterator[None]:
         Worker.call = original  # type: ignore[method-assign]
 
 
-def certified(refs: list[str] | str) -> tuple[float, int, int]:
+def certified(refs: list[str] | str, settings: dict[str, Any]) -> tuple[float, int, int]:
     """Wall seconds, worker calls, and valid calls judged, of one certification."""
     counter = [0]
     started = time.perf_counter()
     with counting(counter):
-        report = check_tool(refs, seed=BASE_SEED)
+        report = check_tool(refs, **settings)
     wall = time.perf_counter() - started
     valid = sum(int(tool.calls.get("valid", 0)) for tool in report.tools)
     return wall, counter[0], valid
@@ -93,12 +122,13 @@ def measure(repeats: int) -> dict[str, Any]:
     if str(FIXTURES) not in sys.path:
         sys.path.insert(0, str(FIXTURES))
     rows: dict[str, Any] = {}
-    for name, refs in HOMES.items():
+    homes = {name: (refs, {"seed": BASE_SEED}) for name, refs in HOMES.items()} | real_homes()
+    for name, (refs, settings) in homes.items():
         runs: dict[str, list[tuple[float, int, int]]] = {"together": [], "alone": []}
         for _ in range(repeats):
-            runs["together"].append(certified(refs))
+            runs["together"].append(certified(refs, settings))
             with alone():
-                runs["alone"].append(certified(refs))
+                runs["alone"].append(certified(refs, settings))
         medians = {
             way: {
                 "wall_s": round(statistics.median(run[0] for run in made), 2),

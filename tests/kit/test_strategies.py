@@ -788,9 +788,22 @@ def test_a_maximum_length_is_bisected_keeping_the_refused_strings_start() -> Non
     assert cap.said(served) == "refuses more than 20 characters"
 
 
+def test_a_minimum_left_undeclared_is_bisected_from_the_refused_value() -> None:
+    """A page size refused at 0 and below, served at 2000: "refuses below 1", though the schema
+    declares no minimum."""
+    cap = _cap({"type": "integer"}, -1000, 2000)
+    served, past, _ = _bisect(cap, 2000, -1000, lambda n: n >= 1)
+    assert (served, past, cap.said(served)) == (1, 0, "refuses below 1")
+    assert cap.declared == "no minimum"
+
+
 def test_no_cap_is_looked_for_without_a_served_value_inside_or_a_declared_bound() -> None:
-    assert Cap.of("n", {"type": "integer", "maximum": 100}, 60, _served({"n": 70})) is None
+    # 60 lies among values served: no bound lies between it and them.
+    served = _served({"n": 3}, {"n": 70})
+    assert Cap.of("n", {"type": "integer", "maximum": 100}, 60, served) is None
+    # No maximum declared: what a tool serves ends where its world does (the ids it holds).
     assert Cap.of("n", {"type": "integer"}, 60, _served({"n": 7})) is None
+    assert Cap.of("n", {"type": "integer", "exclusiveMinimum": -5}, -3, _served({"n": 7})) is None
     assert Cap.of("n", {"type": "string"}, "long", _served({"n": "s"})) is None
     assert Cap.of("n", {"type": "boolean"}, True, _served({"n": False})) is None
 

@@ -8,8 +8,9 @@ changed in one way the schema allows, may show where its schema does not tell th
 - ``enum``: an enum member refused, another member served;
 - ``optional``: an optional property refused when present, served when left out;
 - ``extra``: a property the schema does not declare (nor forbid) refused, served without it;
-- ``cap``: a value within a declared bound refused, a value further inside served: the bound the
-  tool serves is found between them by bisection (:class:`Cap`).
+- ``cap``: a value within a declared bound (or a number where no minimum is declared) refused,
+  a value further inside served: the bound the tool serves is found between them by bisection
+  (:class:`Cap`).
 
 One served variation is not enough: a tool rightly refuses ``divide`` with a zero divisor while it
 serves ``add``, and ``{"start": "tomorrow"}`` for its value while it serves the input without
@@ -199,8 +200,9 @@ _INSIDE_TRIES = 2
 @dataclass(frozen=True)
 class Cap:
     """Where to look for the bound a tool really serves, when it refuses a value ``item`` of
-    property ``name`` that its schema declares within a bound (``keyword``, at ``limit``) and
-    serves the same input with a value further inside: between the two, by bisection.
+    property ``name`` that its schema declares within a bound (``keyword``, at ``limit``), or a
+    number below which it declares no minimum, and serves the same input with a value further
+    inside: between the two, by bisection.
 
     Numbers are bisected by value (integers, and multiples of a ``multipleOf``, exactly; other
     numbers to a tolerance), strings and arrays under a maximum length by length, keeping the
@@ -213,6 +215,8 @@ class Cap:
     item: Any
     # The distance between neighbouring values; None for numbers that have none.
     step: float | None
+    # False where the schema declares no bound on that side: ``limit`` is then the refused value.
+    declares: bool = True
 
     @classmethod
     def of(cls, name: str, declared: dict[str, Any], item: Any, served: Served) -> Cap | None:
@@ -236,8 +240,15 @@ class Cap:
         if not numbers:
             return None
         for keyword, past in (("maximum", max(numbers) < item), ("minimum", min(numbers) > item)):
-            if _number(declared.get(keyword)) and past:
-                return cls(name, keyword, declared[keyword], item, step)
+            limit = declared.get(keyword)
+            if past and _number(limit):
+                return cls(name, keyword, limit, item, step)
+            # No minimum declared (a count refused at 0): the refused value is where the
+            # bisection starts from. Not above: the values a tool serves end where its world
+            # does (the ids it holds), which no schema states.
+            undeclared = limit is None and "exclusiveMinimum" not in declared
+            if past and keyword == "minimum" and undeclared:
+                return cls(name, keyword, item, item, step, declares=False)
         return None
 
     def inside(self, refused: dict[str, Any], served: Served) -> list[dict[str, Any]]:
@@ -295,7 +306,7 @@ class Cap:
 
     @property
     def declared(self) -> str:
-        return f"{self.keyword} {canonical(self.limit)}"
+        return f"{self.keyword} {canonical(self.limit)}" if self.declares else f"no {self.keyword}"
 
     def _position(self, value: Any) -> float | None:
         """How far ``value`` lies inside the declared bound, in steps (in the value's own units
