@@ -201,6 +201,8 @@ def _fuzz(
                     explore_together(session, seed)
                 finally:
                     session.flush()
+                session.phase = "variations of inputs refused after other tools"
+                vary_refused(session)
             session.finish(VALID)
             session.discarded = discarded_count(schema) - discarded_before
             with contextlib.suppress(_Stop):

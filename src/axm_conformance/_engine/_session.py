@@ -120,7 +120,7 @@ class _Session:
     phase: str = ""
     calls: int = 0
     told: float = -math.inf
-    # What the tool served, and the refused valid inputs to vary, at most MOST_VARIED.
+    # What the tool served, and the refused valid inputs to vary, at most MOST_VARIED a phase.
     served: Served = field(default_factory=Served)
     # The bounds bisections found, by property: the last value served and the first refused.
     capped: dict[str, tuple[Any, Any]] = field(default_factory=dict)
@@ -141,10 +141,8 @@ class _Session:
     last_call: float = -math.inf
     # What makes a caller of the tool that reaches the network (see _served_online).
     online: Callers = tool_worker
-    # The other tools of its home and what their calls made (see _stateful), and how many of
-    # the calls made after them were varied.
+    # The other tools of its home and what their calls made (see _stateful).
     together: Together | None = None
-    varied_after: int = 0
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -261,18 +259,8 @@ class _Session:
             and self.together.readings > 0
             and any(run.check.reads_world for run in runs)
         )
-        # A call after other tools is varied at once, in the world they made, within its own
-        # allowance (see _varying.vary_refused for the calls made alone).
-        vary = (
-            bool(before)
-            and self.varied_after < MOST_VARIED
-            and any(run.check.varies for run in runs)
-        )
         started = time.perf_counter()
-        call = self.call(
-            value, label, feed=feed, repeat=repeat, vary=vary, before=before, world=world
-        )
-        self.varied_after += bool(call.variations)
+        call = self.call(value, label, feed=feed, repeat=repeat, before=before, world=world)
         held = _Held(call, source, started)
         for settled in self.pace(held) if feed is VALID else [held]:
             self.account(settled, feed, runs)
@@ -284,11 +272,10 @@ class _Session:
         answer = held.answer or (self.answer(call.observation) if feed is VALID else "")
         if answer and answer not in self.pacing:
             self.answers.add(answer)
-        # A call made after other tools was varied in their world, when it was made.
+        # Varied once the calls of its phase are all made (see _varying.vary_refused).
         if (
             any(run.check.varies for run in runs)
             and self.subject.result.refused(call.observation)
-            and not call.before
             and len(self.refused) < MOST_VARIED
         ):
             self.refused.append(call)

@@ -2,8 +2,8 @@
 change away (another member of an enum, the value next to a declared bound, an optional property
 left out), and, for each variation served, with the inputs that confirm what the refusal is
 about; a value served further inside a declared bound starts a bisection for the bound the tool
-really serves. The calls made alone are varied once every valid input was called (vary_refused),
-those after other tools at once, in the world they made (see _Session.call).
+really serves. The calls made alone are varied once every valid input was called, those after
+other tools once every sequence was made (vary_refused).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MOST_VARIED", "call_variations", "vary_refused"]
 
-# The variations of at most this many refused valid inputs are called, per tool (and as many
-# again of those refused after other tools prepared their world): a tool that refuses most inputs
-# would otherwise cost several calls for each.
+# The variations of at most this many refused valid inputs are called, per tool and phase (the
+# calls made alone, those made after other tools prepared their world): a tool that refuses most
+# inputs would otherwise cost several calls for each.
 MOST_VARIED = 25
 # Calls a bisection for the bound a tool serves may make: enough for integers up to 2**24 apart;
 # and the other inputs it served that must refuse the value past it.
@@ -137,10 +137,12 @@ def _find_cap(
 
 
 def vary_refused(session: _Session) -> None:
-    """Judge the refused valid inputs by their variations, once every valid input has been
-    called: what the tool serves is then known best."""
+    """Judge the refused valid inputs of a phase by their variations, once every input of the
+    phase has been called: what the tool serves is then known best (for the calls made after
+    other tools, in the world they made: the steps stay with a call and its reproduction)."""
     runs = [run for run in session.runs if run.check.varies]
-    for refused in session.refused:
+    calls, session.refused = session.refused, []
+    for refused in calls:
         if time.monotonic() > session.deadline:
             session.exhausted = True
             raise _Stop
