@@ -28,6 +28,12 @@ def command(server: dict[str, Any], root: Path) -> str:
     )
 
 
+def allowed(expected: str | list[str]) -> list[str]:
+    """The verdicts a tool may come to: one, or (for a finding that depends on the clock of
+    what the server writes) each listed."""
+    return [expected] if isinstance(expected, str) else expected
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("server", SERVERS, ids=[server["name"] for server in SERVERS])
 def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> None:
@@ -66,7 +72,7 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
     wrong = {
         key: (verdict, findings[key], tool_calls[key])
         for key, verdict in found.items()
-        if verdict != expected.get(key, "certified" if key == "SERVER" else others)
+        if verdict not in allowed(expected.get(key, "certified" if key == "SERVER" else others))
     }
     assert "SERVER" in found and len(found) > 1, found
     assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"
