@@ -125,6 +125,8 @@ class _Session:
     # The bounds bisections found, by property: the last value served and the first refused.
     capped: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     refused: list[Call] = field(default_factory=list)
+    # How many of those were varied (the phases before this one's).
+    varied: int = 0
     # The valid calls judged, by what became of them (see CALL_KINDS), and what the refusals
     # and errors among them said, by how often.
     tally: Counter[str] = field(default_factory=Counter)
@@ -276,7 +278,7 @@ class _Session:
         if (
             any(run.check.varies for run in runs)
             and self.subject.result.refused(call.observation)
-            and len(self.refused) < MOST_VARIED
+            and len(self.refused) - self.varied < MOST_VARIED
         ):
             self.refused.append(call)
         status = call.observation.status

@@ -141,7 +141,7 @@ def vary_refused(session: _Session) -> None:
     phase has been called: what the tool serves is then known best (for the calls made after
     other tools, in the world they made: the steps stay with a call and its reproduction)."""
     runs = [run for run in session.runs if run.check.varies]
-    calls, session.refused = session.refused, []
+    calls, session.varied = session.refused[session.varied :], len(session.refused)
     for refused in calls:
         if time.monotonic() > session.deadline:
             session.exhausted = True
