@@ -111,8 +111,8 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
         for spelling in option.spelled(reproduced[option.setting])
     ]
     lines = [_INDENT + shlex.join(options)]
-    call = protocol_named(tool.subject.protocol).call_snippet
-    if evidence is None or not call or not evidence.callable_by_hand:
+    protocol = protocol_named(tool.subject.protocol)
+    if evidence is None or not protocol.snippet("{}") or not evidence.callable_by_hand:
         return lines
     # The tools of a server called one after another share its session only in the kit's
     # worker: a load_tool each would start a server each.
@@ -136,19 +136,25 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
             f"# through the kit's worker{worker}",
         ]
     else:
-        protocol = reproduced.get("protocol")
-        chosen = f", protocol={protocol!r}" if protocol else ""
-        snippet = ["import asyncio"] if "asyncio." in call else []
-        snippet.append("from axm_conformance import load_tool")
+        named = reproduced.get("protocol")
+        chosen = f", protocol={named!r}" if named else ""
+        imports = ["from axm_conformance import load_tool"]
+        calls: list[str] = []
         # The tools of one module share its state in this process, as in the run's worker.
-        for ref, _, value in evidence.before:
-            snippet.append(f"tool = load_tool({ref!r}{chosen})")
-            snippet.append(f"print({call.format(input=repr(value))})")
+        for ref, value in [
+            *((ref, value) for ref, _, value in evidence.before),
+            (tool.subject.ref, evidence.input),
+        ]:
+            *before, last = protocol.snippet(repr(value))
+            imports += [line for line in before if line.startswith(("import ", "from "))]
+            calls.append(f"tool = load_tool({ref!r}{chosen})")
+            calls += [line for line in before if not line.startswith(("import ", "from "))]
+            # Printed, so that the snippet shows the result when pasted into a script.
+            calls.append(f"print({last})")
         uncontained = "outside the sandbox the run had, " if settings.contained else ""
-        # Printed, so that the snippet shows the result when pasted into a script.
-        snippet += [
-            f"tool = load_tool({tool.subject.ref!r}{chosen})",
-            f"print({call.format(input=repr(evidence.input))})",
+        snippet = [
+            *sorted(dict.fromkeys(imports), key=lambda line: line.startswith("from ")),
+            *calls,
             f"# uncontained, in this process: {uncontained}as you, in the current directory, "
             "with no timeout or memory limit; the pytest command runs it contained, as the run "
             "did",

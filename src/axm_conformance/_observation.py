@@ -91,22 +91,28 @@ class ResultModel:
     for a str or a list of content blocks, "json" for any JSON value); ``fields`` the fields of
     a tool-result with the type names each may have (() for any JSON); ``structured_field`` the
     field an output schema describes ("" for the value itself); ``success`` the field that tells
-    a success from a failure, and its value, taken as well when the field is absent, on success
-    (``("success", True)``; MCP's is ``("isError", False)``); ``error_type`` the type name of an
-    answer that is an error instead of a result (MCP's JSON-RPC error response), if any."""
+    a success from a failure, and its value on success, taken as well when the field is absent
+    (``("success", True)``; MCP's is ``("isError", False)``, a protocol with a status field
+    ``("status", "success")``): any other value reports a failure; ``error_field`` the field a
+    failure says what went wrong in (a str, or a dict with a ``message`` str); ``error_type``
+    the type name of an answer that is an error instead of a result (MCP's JSON-RPC error
+    response), if any."""
 
     returns: Literal["tool-result", "str", "json"]
     fields: dict[str, tuple[str, ...]] = field(default_factory=dict)
     structured_field: str = ""
     success: tuple[str, Any] = ("success", True)
+    error_field: str = "error"
     error_type: str = ""
 
     def succeeded(self, result: ResultFacts) -> bool:
-        """Whether a result reports a success."""
+        """Whether a result reports a success: its success field holds the success value (the
+        same JSON value: ``1`` is not ``true``), or is absent."""
         if self.error_type and result.type_name == self.error_type:
             return False
         name, value = self.success
-        return result.fields.get(name, value) is value
+        found = result.fields.get(name, value)
+        return type(found) is type(value) and found == value
 
     def disguised(self, result: ResultFacts) -> str:
         """Why a result that reports a success is an error in disguise (see
@@ -128,18 +134,26 @@ class ResultModel:
         return result is not None and self.succeeded(result) and not self.disguised(result)
 
     def refused(self, observation: Observation) -> bool:
-        """Whether a call returned a result that reports a failure (not whether it raised or
-        crashed). An error in disguise is neither served nor refused: what only its form says
-        is never grounds to blame a tool for refusing."""
+        """Whether a call was refused: it returned a result that reports a failure, or raised
+        what its protocol's runtime takes as the tool's refusal (not whether it crashed). An
+        error in disguise is neither served nor refused: what only its form says is never
+        grounds to blame a tool for refusing."""
+        if observation.exception is not None:
+            return bool(observation.exception.refusal)
         return observation.result is not None and not self.succeeded(observation.result)
+
+    def error_text(self, result: ResultFacts) -> str:
+        """What a result's error field says (its text, or its dict's ``message``), stripped."""
+        error = result.fields.get(self.error_field)
+        if isinstance(error, dict):
+            error = error.get("message")
+        return error.strip() if isinstance(error, str) else ""
 
     def says(self, result: ResultFacts) -> str:
         """What a result says, in one line: its error, else its text, else its JSON."""
         fields = result.fields
-        error = fields.get("error")
-        if isinstance(error, dict):
-            error = error.get("message")
-        if isinstance(error, str) and error.strip():
+        error = self.error_text(result)
+        if error:
             return _one_line(error)
         for name in ("content", self.structured_field or "value"):
             value = fields.get(name)
@@ -170,7 +184,9 @@ class Policy:
     portable pattern of the ``name_pattern`` setting is a warning. Where the description is
     not ``description_required`` (the protocol's documents make it optional), a tool without
     one is a warning. ``no_determinism`` says why the protocol's tools are not judged for
-    determinism at all ("" when they are).
+    determinism at all ("" when they are). ``denial_exception`` names the exception a call
+    denied by a guard in front of the tool raises (axio's ``GuardError``), where the protocol
+    has guards. conformance/protocols.md documents each setting and what it reads.
 
     An invalid input answered "json-rpc" is answered with a failed result or the JSON-RPC error
     "invalid params" (-32602).
@@ -186,6 +202,7 @@ class Policy:
     name_rule: str = ""
     description_required: bool = True
     no_determinism: str = ""
+    denial_exception: str = ""
 
 
 def _one_line(text: str, limit: int = 100) -> str:
@@ -290,6 +307,9 @@ class SubjectInfo:
     annotations: dict[str, Any] = field(default_factory=dict)
     # Set for a tool server as a whole (MCP's): the subject of the server-level checks.
     server: ServerFacts | None = None
+    # The other protocols whose shape the tool has, when detection chose its protocol among
+    # several that do not narrow one another.
+    also_detected: tuple[str, ...] = ()
 
     @property
     def kind(self) -> Literal["tool", "server"]:
@@ -354,6 +374,9 @@ class ExceptionInfo:
     cause: ExceptionInfo | None = None
     origin: Origin = "other"
     raised_in: str = ""
+    # What the protocol's runtime tells the model of it where it takes it as the tool's refusal
+    # of the input (``ToolProtocol.refusal``), not as an error: "" when it does not.
+    refusal: str = ""
 
     def is_a(self, name: str) -> bool:
         """Whether the exception's class is, or derives from, a class of this name."""

@@ -53,7 +53,10 @@ TOOL_RESULT = ResultModel(
 STR_RESULT = ResultModel("str")
 # axio's rule: only its own errors escape, a handler's wrapped in HandlerError, judged by cause.
 AXIO_POLICY = Policy(
-    exception="wrapped", allowed_exceptions=("GuardError", "HandlerError"), invalid="raise"
+    exception="wrapped",
+    allowed_exceptions=("GuardError", "HandlerError"),
+    invalid="raise",
+    denial_exception="GuardError",
 )
 # tool_use's rule: a raise is the domain error path; the registry refuses invalid input.
 TOOL_USE_POLICY = Policy(exception="domain", invalid="refuse")

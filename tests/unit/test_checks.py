@@ -116,6 +116,27 @@ ABSORBING = subject(
         invalid_absorber="the runtime validates arguments first",
     )
 )
+# A protocol whose result tells success by a status field, and whose runtime takes one
+# exception as the tool's refusal (a framework's own refusal path).
+STATUS = subject(
+    protocol="status",
+    protocol_title="status",
+    result=ResultModel(
+        "tool-result",
+        {"status": ("str",), "output": (), "error": ("str", "NoneType")},
+        structured_field="output",
+        success=("status", "success"),
+    ),
+    policy=dataclasses.replace(subject().policy, exception="domain"),
+)
+
+
+def refused_with(cause: ExceptionInfo | None = None) -> Observation:
+    """A call that raised what the protocol's runtime tells the model as a refusal."""
+    refusal = exception("Refused", "raise", message="no such city", cause=cause)
+    return raised(dataclasses.replace(refusal, refusal="no such city"))
+
+
 COUNT_SCHEMA = {
     "type": "object",
     "properties": {"count": {"type": "integer"}},
@@ -364,6 +385,12 @@ CASES = [
         "an object of no protocol",
         failure("a Calculator object matches no tool protocol: it lacks a `name` and a member"),
         subject=UNKNOWN,
+    ),
+    case(
+        "protocol-shape",
+        "the shape of two protocols neither of which narrows the other",
+        warning("it has the shape of LangChain tools too, and was certified as AXM's, whose"),
+        subject=subject(also_detected=("LangChain",), protocol_title="AXM"),
     ),
     case("name-valid", "a plain identifier"),
     case(
@@ -744,6 +771,19 @@ CASES = [
     ),
     case(
         "no-unexpected-exception",
+        "a refusal the runtime tells the model",
+        subject=STATUS,
+        call=call(refused_with()),
+    ),
+    case(
+        "no-unexpected-exception",
+        "a refusal that hides a crash",
+        failure("raised Refused caused by KeyError: it went wrong, a crash in tools.execute"),
+        subject=STATUS,
+        call=call(refused_with(cause=exception("KeyError"))),
+    ),
+    case(
+        "no-unexpected-exception",
         "a crash",
         failure(
             "raised KeyError: it went wrong, a crash in tools.execute, neither a refusal of the "
@@ -795,19 +835,25 @@ CASES = [
     case(
         "result-type",
         "a dict",
-        failure("returned a dict, not a ToolResult"),
+        failure("returned a dict, not the protocol's tool-result (with a 'success' field)"),
         call=call(returned(value({"success": True}))),
     ),
     case(
         "result-type",
         "a coroutine",
-        failure("returned a coroutine (execute is async def), not a ToolResult"),
+        failure(
+            "returned a coroutine (execute is async def), not the protocol's tool-result "
+            "(with a 'success' field)"
+        ),
         call=call(returned(result("coroutine"))),
     ),
     case(
         "result-type",
         "an object without success",
-        failure("returned a Answer, not a ToolResult: it has no success attribute"),
+        failure(
+            "returned a Answer, not the protocol's tool-result (with a 'success' field): it "
+            "has no success attribute"
+        ),
         call=call(returned(result("Answer", data={}))),
     ),
     case(
@@ -834,14 +880,41 @@ CASES = [
     case(
         "result-consistent",
         "success as a str",
-        failure("success is str 'yes', not a bool"),
+        failure("success is str 'yes', expected a bool"),
         call=call(ok(success="yes")),
     ),
     case(
         "result-consistent",
         "data as a list",
-        failure("data is list, expected a dict"),
+        failure("data is list [1], expected a dict"),
         call=call(ok(data=[1])),
+    ),
+    case(
+        "result-consistent",
+        "a status field: a failure that says why",
+        subject=STATUS,
+        call=call(returned(result("Answer", status="error", output=None, error="no city"))),
+    ),
+    case(
+        "result-consistent",
+        "a status field: a failure without an error",
+        failure('status is "error" but error is None: a failure must say what went wrong'),
+        subject=STATUS,
+        call=call(returned(result("Answer", status="error", output=None, error=None))),
+    ),
+    case(
+        "result-consistent",
+        "a status field: a success with an error",
+        failure("status is \"success\" but error is set: 'partial'"),
+        subject=STATUS,
+        call=call(returned(result("Answer", status="success", output=1, error="partial"))),
+    ),
+    case(
+        "result-type",
+        "a status field: an object without one",
+        failure("returned a Answer, not the protocol's tool-result (with a 'status' field)"),
+        subject=STATUS,
+        call=call(returned(result("Answer", output=1))),
     ),
     case(
         "result-consistent",
@@ -1269,6 +1342,19 @@ CASES = [
     # invalid
     case(
         "invalid-input-handled",
+        "a refusal the runtime tells the model",
+        subject=STATUS,
+        call=invalid(refused_with()),
+    ),
+    case(
+        "invalid-input-handled",
+        "a refusal that hides a crash",
+        failure("crashed on an invalid input, and refused it with: KeyError: it went wrong"),
+        subject=STATUS,
+        call=invalid(refused_with(cause=exception("KeyError"))),
+    ),
+    case(
+        "invalid-input-handled",
         "an error result over JSON-RPC",
         subject=MCP,
         call=invalid(answered(content=[text("text must be a string")], isError=True)),
@@ -1321,7 +1407,10 @@ CASES = [
     case(
         "invalid-input-handled",
         "a dict",
-        failure("answered an invalid input with a dict, not a ToolResult"),
+        failure(
+            "answered an invalid input: returned a dict, not the protocol's tool-result "
+            "(with a 'success' field)"
+        ),
         call=invalid(returned(value({"error": "bad"}))),
     ),
     case(
@@ -1689,7 +1778,7 @@ def test_a_missing_capability_is_reported_before_a_failed_prerequisite() -> None
         ("guards-enforced", {}, "the tool has no guards"),
         ("concurrency-limit", {}, "the tool has no concurrency limit"),
         ("result-type", {"result": dataclasses.replace(STR_RESULT, returns="json")}, "any JSON"),
-        ("result-consistent", {"result": STR_RESULT}, "the result has no success/error fields"),
+        ("result-consistent", {"result": STR_RESULT}, "the result has no success and error fields"),
         (
             "input-schema-matches-signature",
             {"call_style": "dict"},

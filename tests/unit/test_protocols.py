@@ -651,6 +651,134 @@ class _Runs(_Keywords):
         return input
 
 
+class ExecuteRunProtocol(RunProtocol):
+    """A plugin whose shape overlaps AXM's without narrowing it: both detect the same object."""
+
+    name = "execute-run"
+    title = "execute-run"
+    detection_order = 60
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        return callable(getattr(obj, "execute", None))
+
+
+def test_two_protocols_that_detect_one_object_are_both_named(
+    entry_points: Callable[..., None],
+) -> None:
+    """The lower detection_order wins, and protocol-shape warns naming the other: the kit's
+    own overlaps (tool_use within axio, Amplifier within AXM) are declared and never warned."""
+    entry_points("tests.unit.test_protocols:ExecuteRunProtocol", installed=True)
+    chosen = protocol_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool")
+    assert (chosen.name, chosen.rivals) == ("axm", ("execute-run",))
+    (finding,) = CHECKS["protocol-shape"].findings(chosen.describe(), None, Context(settings=None))
+    assert finding.text.startswith(
+        "it has the shape of execute-run tools too, and was certified as AXM's"
+    )
+    amplifier = next(entry["ref"] for entry in ZOO if entry["protocol"] == "amplifier")
+    ((ref, obj, _),) = load(amplifier)
+    assert protocol_for(obj, ref).rivals == ("execute-run",)
+
+
+def test_the_kits_own_overlapping_shapes_are_declared() -> None:
+    for entry in ZOO:
+        ((ref, obj, _),) = load(entry["ref"])
+        assert protocol_for(obj, ref).rivals == (), entry["ref"]
+
+
+class _Model:
+    """Stands for a pydantic model class: what declares its JSON Schema by a method."""
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]:
+        return {"type": "object", "properties": {"city": {"type": "string"}}}
+
+
+@pytest.mark.parametrize(
+    ("declared", "document", "error"),
+    [
+        ({"type": "object"}, {"type": "object"}, ""),
+        (True, True, ""),
+        (_Model, {"type": "object", "properties": {"city": {"type": "string"}}}, ""),
+        (object(), None, "it is a object, not a JSON Schema (a dict) or a pydantic model"),
+        (int, None, "it is the class int, not a JSON Schema (a dict) or a pydantic model"),
+    ],
+)
+def test_a_declared_schema_becomes_a_json_schema_document(
+    declared: Any, document: Any, error: str
+) -> None:
+    """A schema declared as an object (a pydantic model class, as frameworks declare them) is
+    read through ToolProtocol.schema_document; anything else is no schema, said in one line,
+    never an object that cannot leave the worker."""
+    assert ToolProtocol.schema_document(declared) == (document, error)
+
+
+def test_a_tool_whose_schema_is_a_model_class_is_described_with_its_json_schema() -> None:
+    class Weather:
+        name = "weather"
+        input_schema = _Model
+
+        def execute(self, *, city: str) -> Any:
+            return city
+
+    described = RunProtocol(Weather(), "t:Weather").describe()
+    assert described.input_schema == _Model.model_json_schema()
+    assert described.schema_error == ""
+
+
+class PerToolProtocol(RunProtocol):
+    """Tools whose callable, and whether it is awaited, differ tool by tool."""
+
+    name = "per-tool"
+    title = "per-tool"
+    call_snippet = "tool.go({input})"
+
+    def target(self) -> Any:
+        from axm_conformance.protocols import Target
+
+        coroutine = getattr(self.obj, "coroutine", None)
+        if coroutine is not None:
+            return Target("coroutine", coroutine, awaits=True)
+        return Target("func", self.obj.func, awaits=False)
+
+
+def test_the_member_an_input_reaches_is_read_tool_by_tool() -> None:
+    async def fetch(city: str) -> str:
+        return city
+
+    def look_up(city: str) -> str:
+        return city
+
+    class Wrapper:
+        def __init__(self, **members: Any) -> None:
+            self.__dict__.update(members)
+
+    for tool, name, is_async in (
+        (Wrapper(coroutine=fetch), "coroutine", True),
+        (Wrapper(func=look_up), "func", False),
+    ):
+        described = PerToolProtocol(tool, "t").describe().callable
+        assert (described.name, described.is_async, described.expects_async) == (
+            name,
+            is_async,
+            is_async,
+        )
+        # The tool's own objects are its function, not the wrapper's class alone.
+        assert PerToolProtocol(tool, "t").own_objects()[1] is getattr(tool, name)
+
+
+def test_a_reproduction_snippet_is_lines_whose_last_is_the_call() -> None:
+    assert PerToolProtocol.snippet("{'a': 1}") == ("tool.go({'a': 1})",)
+    assert zoo_amplifier_protocol().snippet("{}") == (
+        "import asyncio",
+        "asyncio.run(tool.execute({}))",
+    )
+
+
+def zoo_amplifier_protocol() -> type[ToolProtocol]:
+    return protocol_named("amplifier")
+
+
 @pytest.mark.parametrize(
     ("tool", "named", "says"),
     [

@@ -1,8 +1,9 @@
 """Guard and concurrency checks, judged on probes of an instrumented copy of the tool.
 
 The copy records when each guard and the handler run and with what (see ``_probes``), so the
-checks can hold the tool's class to axio's promises: guards run in order before the handler, a
-denial (or a crashing guard) stops the call with GuardError, and the limit holds on every path.
+checks can hold the tool's class to its protocol's promises: guards run in order before the
+handler, a denial (or a crashing guard) stops the call with the protocol's denial exception
+(``Policy.denial_exception``), and the limit holds on every path.
 """
 
 from __future__ import annotations
@@ -29,14 +30,16 @@ def _has_limit(subject: SubjectInfo) -> str | Finding | None:
     return input_unusable(subject)
 
 
-def _stopped(trace: Any, denial: str) -> Iterator[str]:
-    """How a call that a guard denied failed to stop: the handler ran, or no GuardError came."""
+def _stopped(subject: SubjectInfo, trace: Any, denial: str) -> Iterator[str]:
+    """How a call that a guard denied failed to stop: the handler ran, or the denial exception
+    did not come."""
     if "handler" in trace.events:
         yield f"the handler ran although {denial}"
+    expected = subject.policy.denial_exception
     if trace.exception is None:
         yield f"{denial}, but the call returned an ordinary result: {trace.returned!r}"
-    elif not trace.exception.is_a("GuardError"):
-        yield f"{denial}, and the call raised {trace.exception.summary()}, not GuardError"
+    elif expected and not trace.exception.is_a(expected):
+        yield f"{denial}, and the call raised {trace.exception.summary()}, not {expected}"
 
 
 def _denial(events: tuple[str, ...]) -> str:
@@ -53,7 +56,7 @@ def _denial(events: tuple[str, ...]) -> str:
     requires=("guards",),
 )
 def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """Guards run in order before the handler; a denial stops the call with GuardError."""
+    """Guards run in order before the handler; a denial stops the call with its exception."""
     trace = call.trace
     if trace.problem:
         yield not_run(f"not run: {trace.problem}")
@@ -61,7 +64,7 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found
     events = trace.events
     denial = _denial(events)
     if denial:
-        yield from _stopped(trace, denial)
+        yield from _stopped(subject, trace, denial)
         return
     consulted = {event for event in events if event.startswith("guard ")}
     missing = [index for index in range(subject.guards) if f"guard {index}" not in consulted]
@@ -97,12 +100,12 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found
     requires=("guards",),
 )
 def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """A guard that crashes denies the call with GuardError, and the handler never runs."""
+    """A guard that crashes denies the call, and the handler never runs."""
     trace = call.trace
     if trace.problem:
         yield not_run(f"not run: {trace.problem}")
         return
-    yield from _stopped(trace, "a guard in front of it crashed (RuntimeError)")
+    yield from _stopped(subject, trace, "a guard in front of it crashed (RuntimeError)")
 
 
 @check(

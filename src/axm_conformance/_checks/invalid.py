@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Context, Found, check
-from axm_conformance._checks.results import is_programming_error, provenance
+from axm_conformance._checks.results import is_programming_error, not_a_tool_result, provenance
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import INVALID
 from axm_conformance._observation import Call, Observation, SubjectInfo
@@ -55,6 +55,11 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
     if exception is not None and not exception.is_exception:
         yield f"raised {exception.summary()}, a BaseException, on an invalid input"
         return
+    if exception is not None and exception.refusal:
+        cause = exception.cause
+        if cause is not None and cause.origin == "other":
+            yield f"crashed on an invalid input, and refused it with: {cause.summary()}"
+        return  # refused, as the protocol's runtime tells the model
     policy = subject.policy
     if policy.invalid == "json-rpc":
         result = observation.result
@@ -91,14 +96,16 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
             return
         result = observation.result
         assert result is not None
-        if result.is_mapping or "success" not in result.field_types:
-            what = "a coroutine" if result.type_name == "coroutine" else f"a {result.type_name}"
-            yield f"answered an invalid input with {what}, not a ToolResult"
-        elif result.fields.get("success") is True:
+        wrong = next(not_a_tool_result(subject, result), "")
+        if wrong:
+            yield f"answered an invalid input: {wrong}"
+        elif subject.result.succeeded(result):
             yield warning("accepted an invalid input and reported success")
     elif policy.invalid == "raise":
         if exception is None:
-            yield warning("accepted an invalid input and returned normally")
+            # A result that reports a failure refuses the input as well as raising would.
+            if not subject.result.refused(observation):
+                yield warning("accepted an invalid input and returned normally")
         elif not any(exception.is_a(name) for name in policy.allowed_exceptions):
             yield (
                 f"raised {exception.summary()} on an invalid input; only "

@@ -10,7 +10,7 @@ absorb it, and is a warning naming what absorbs it where it does.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Applies, Context, Found, check, first_few
 from axm_conformance._checks.schema import input_unusable, schema_problem
@@ -19,11 +19,12 @@ from axm_conformance._observation import (
     PROGRAMMING_ERRORS,
     Call,
     ExceptionInfo,
+    ResultFacts,
     SubjectInfo,
 )
 from axm_conformance._outcomes import warning
 
-__all__ = ["crash", "is_programming_error", "provenance"]
+__all__ = ["crash", "is_programming_error", "not_a_tool_result", "provenance"]
 
 _CALLABLE = ("returned", "raised")
 
@@ -124,6 +125,13 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
     exception = call.observation.exception
     if exception is None:
         return
+    if exception.refusal:
+        # The runtime tells the model the refusal: the tool's answer, judged as one, unless
+        # what the tool refused with was a crash it caught.
+        cause = exception.cause
+        if cause is not None and cause.origin == "other":
+            yield crash(f"{exception.type_name} caused by {cause.summary()}", cause)
+        return
     if not exception.is_exception:
         yield (
             f"raised {exception.summary()}, a BaseException that would take down the agent "
@@ -162,60 +170,73 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
     requires=("in-process",),
 )
 def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """The result has the protocol's type: a ToolResult, or for axio a str or content blocks."""
+    """The result has the protocol's type: its tool-result, or a str or content blocks."""
     result = call.observation.result
     assert result is not None
     if subject.result.returns == "str":
         if result.field_types.get("value") not in ("str", CONTENT_BLOCKS):
             yield f"returned {result.type_name}, not a str or a list of content blocks"
         return
+    yield from not_a_tool_result(subject, result)
+
+
+def not_a_tool_result(subject: SubjectInfo, result: ResultFacts) -> Iterator[str]:
+    """Why a returned value is not the protocol's tool-result: a bare value, a coroutine, or an
+    object without the field that tells a success from a failure."""
+    field = subject.result.success[0]
+    expected = f"the protocol's tool-result (with a {field!r} field)"
     if result.type_name in ("NoneType", "str", "coroutine") or result.is_mapping:
         what = (
-            "a coroutine (execute is async def)"
+            f"a coroutine ({subject.callable.name} is async def)"
             if result.type_name == "coroutine"
             else f"a {result.type_name}"
         )
-        yield f"returned {what}, not a ToolResult"
-    elif "success" not in result.field_types:
-        reason = result.read_errors.get("success", "it has no success attribute")
-        yield f"returned a {result.type_name}, not a ToolResult: {reason}"
+        yield f"returned {what}, not {expected}"
+    elif field not in result.field_types:
+        reason = result.read_errors.get(field, f"it has no {field} attribute")
+        yield f"returned a {result.type_name}, not {expected}: {reason}"
 
 
 @check(
     "result-consistent",
     "results",
-    applies=_with_outcome("the result has no success/error fields"),
+    applies=_with_outcome("the result has no success and error fields"),
     considers=("returned",),
     requires=("in-process",),
 )
 def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Found:
-    """success is a bool, a failure carries an error, a success none; fields have their types."""
+    """A failure says what went wrong, a success carries no error; fields have their types."""
     result = call.observation.result
     assert result is not None
-    if "success" not in result.field_types:
+    model = subject.result
+    field = model.success[0]
+    if field not in result.field_types:
         return
-    success, error = result.fields.get("success"), result.fields.get("error")
-    if result.field_types["success"] != "bool":
-        yield f"success is {result.field_types['success']} {success!r}, not a bool"
-    elif success is False and not _error_text(error):
-        yield f"success is false but error is {error!r}: a failure must say what went wrong"
-    elif success is True and _error_text(error):
-        yield f"success is true but error is set: {_error_text(error)!r}"
-    for name, types in subject.result.fields.items():
+    error = result.fields.get(model.error_field)
+    for name, types in model.fields.items():
         kind = result.field_types.get(name)
-        if name != "success" and kind is not None and types and kind not in types:
-            yield f"{name} is {kind}, expected " + " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+        if kind is not None and types and kind not in types:
+            yield (
+                f"{name} is {kind} {result.fields.get(name)!r}, expected "
+                + " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+            )
+            if name == field:
+                return
+    if not model.succeeded(result) and not model.error_text(result):
+        yield (
+            f"{field} is {json.dumps(result.fields[field])} but {model.error_field} is "
+            f"{error!r}: a failure must say what went wrong"
+        )
+    elif model.succeeded(result) and model.error_text(result):
+        yield (
+            f"{field} is {json.dumps(result.fields[field])} but {model.error_field} is set: "
+            f"{model.error_text(result)!r}"
+        )
     if isinstance(error, dict) and not isinstance(error.get("message"), str):
-        yield f"error is a dict without a 'message' string: {error!r}"
+        yield f"{model.error_field} is a dict without a 'message' string: {error!r}"
 
 
 _TYPE_NAMES = {"NoneType": "None", "dict": "a dict", "str": "a str", "bool": "a bool"}
-
-
-def _error_text(error: Any) -> str:
-    if isinstance(error, dict):
-        error = error.get("message")
-    return error.strip() if isinstance(error, str) else ""
 
 
 @check(

@@ -24,6 +24,12 @@ def protocol_shape(subject: SubjectInfo, context: Context) -> Found:
         yield f"a {subject.variant} object matches no tool protocol: it lacks " + " and ".join(
             subject.missing
         )
+    elif subject.also_detected:
+        yield warning(
+            f"it has the shape of {' and '.join(subject.also_detected)} tools too, and was "
+            f"certified as {subject.protocol_title}'s, whose detection_order is lower: name "
+            "the protocol meant with --axm-protocol"
+        )
 
 
 @check("name-valid", "structure", applies=_recognised)

@@ -171,10 +171,13 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
     check = run.check
     made = session.statuses.get(check.feed, {})
     seen = ", ".join(f"{count} {status}" for status, count in sorted(made.items()))
+    # Only the checks judging the same calls can be why these reached nothing.
     culprits = [
         other.check.id
         for other in session.runs
-        if other.failure is not None and (_severe(other.failure[1]) or session.settings.strict)
+        if other.failure is not None
+        and other.check.feed is check.feed
+        and (_severe(other.failure[1]) or session.settings.strict)
     ]
     reason = ""
     if check.feed is INVALID and session.crashes.get(check.feed, 0) < _MAX_CRASHES:

@@ -1,16 +1,19 @@
 """Tool protocols: what a protocol is to the kit, and the registry of those it knows.
 
 A protocol is a :class:`ToolProtocol` subclass registered under the entry-point group
-``axm_conformance.protocols``; the kit's own (AXM, axio, tool_use, Amplifier) are registered the
-same way. Adding one takes one module, one entry point, a contract page and fixtures::
+``axm_conformance.protocols``; the kit's own five (AXM, axio, tool_use, Amplifier and MCP) are
+registered the same way. Adding one takes one module, one entry point, a contract page and
+fixtures::
 
     [project.entry-points."axm_conformance.protocols"]
     mine = "my_package.conformance:MyProtocol"
 
 A protocol says which objects follow it (:meth:`ToolProtocol.detects`), where they are
 published (``entry_point_groups``), how to describe one and call it, its result model, its
-severity policy, how a person makes the same call (``call_snippet``), the probes it supports and
-the :data:`CAPABILITIES` it offers. Checks require capabilities and never name a protocol.
+severity policy (per tool where it varies: :meth:`ToolProtocol.tool_policy`), how a person makes
+the same call (:meth:`ToolProtocol.snippet`), the probes it supports and the
+:data:`CAPABILITIES` it offers. conformance/protocols.md documents every member. Checks
+require capabilities and never name a protocol.
 
 A protocol whose tools live in another process (MCP's servers) loads references of its own
 form (``ref_prefix``, :meth:`ToolProtocol.load_ref`), and reports a call its server did not
@@ -35,6 +38,7 @@ from axm_conformance.protocols._base import (
     LoadOptions,
     Missing,
     Runner,
+    Target,
     ToolProtocol,
     cause,
     is_async_callable,
@@ -73,6 +77,7 @@ __all__ = [
     "Runner",
     "ServerFacts",
     "SubjectInfo",
+    "Target",
     "ToolProtocol",
     "can_cut_off",
     "cause",

@@ -32,6 +32,8 @@ class AmplifierProtocol(ToolProtocol):
     capabilities = frozenset({"in-process", "python-exceptions", "description", "output-schema"})
     entry_point_groups = ("amplifier.modules",)
     detection_order = 40
+    # An execute that takes the input dict is an AXM shape too.
+    narrows = ("axm",)
     # amplifier-core carries errors as {"message": ...}; the contract documents a str: both occur.
     result = ResultModel(
         "tool-result",

@@ -42,6 +42,7 @@ class AxioProtocol(ToolProtocol):
         allowed_exceptions=("GuardError", "HandlerError"),
         invalid="raise",
         strips_unknown_keys=True,
+        denial_exception="GuardError",
     )
     call_snippet = "asyncio.run(tool(**{input}))"
     hints = {

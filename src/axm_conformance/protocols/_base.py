@@ -38,6 +38,7 @@ __all__ = [
     "Loaded",
     "Missing",
     "Runner",
+    "Target",
     "ToolProtocol",
     "cause",
     "is_async_callable",
@@ -89,6 +90,17 @@ def cause(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+@dataclass(frozen=True)
+class Target:
+    """The member an input reaches on one tool: its ``name`` (for the reports), the
+    ``function`` itself (a :class:`Missing` when the tool has none), and whether the protocol's
+    runtime ``awaits`` what it returns."""
+
+    name: str
+    function: Any
+    awaits: bool
+
+
 class Missing:
     """Marks an attribute the object does not have, or whose read raised."""
 
@@ -111,6 +123,13 @@ def read(obj: Any, name: str) -> Any:
 
 def _type_name(value: Any) -> str:
     return "missing" if isinstance(value, Missing) else type(value).__name__
+
+
+def _describe(value: Any) -> str:
+    """An object in a few words: a class by its name, anything else by its type's."""
+    if isinstance(value, type):
+        return f"the class {value.__qualname__}"
+    return f"a {type(value).__qualname__}"
 
 
 def signature_facts(function: Any) -> tuple[tuple[ParameterInfo, ...], bool, bool]:
@@ -180,6 +199,9 @@ class ToolProtocol:
     ref_prefix: ClassVar[str] = ""
     # Detection tries protocols in this order (lowest first): the most specific shape first.
     detection_order: ClassVar[int] = 10
+    # The protocols whose shape this one's is a special case of: an object both detect is this
+    # protocol's, as meant; any other protocol that detects it too is reported beside it.
+    narrows: ClassVar[tuple[str, ...]] = ()
     result: ClassVar[ResultModel] = ResultModel("json")
     policy: ClassVar[Policy] = Policy()
     # How a person makes one call, ``{input}`` standing for the input's Python literal.
@@ -195,6 +217,8 @@ class ToolProtocol:
     call_style: ClassVar[Literal["keywords", "dict"]] = "dict"
     # Set by call_invalid where the protocol can see whether the tool's own code ran.
     handler_called: bool | None = None
+    # The titles of the other protocols that detected the tool, when detection chose this one.
+    rivals: tuple[str, ...] = ()
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
@@ -231,8 +255,8 @@ class ToolProtocol:
     def describe(self) -> SubjectInfo:
         """The tool as the static checks see it."""
         schema, source, error = self.input_schema()
-        target = read(self.obj, self.callable_name)
-        parameters, takes_var_keyword, has_signature = signature_facts(target)
+        target = self.target()
+        parameters, takes_var_keyword, has_signature = signature_facts(target.function)
         return self._info(
             variant="",
             input_schema=schema,
@@ -241,16 +265,63 @@ class ToolProtocol:
             output_schema=self.output_schema(),
             call_style=self.call_style,
             callable=CallableInfo(
-                name=self.callable_name,
-                present=not isinstance(target, Missing),
-                is_callable=callable(target),
-                is_async=is_async_callable(target),
-                expects_async=self.expects_async,
+                name=target.name,
+                present=not isinstance(target.function, Missing),
+                is_callable=callable(target.function),
+                is_async=is_async_callable(target.function),
+                expects_async=target.awaits,
                 parameters=parameters,
                 takes_var_keyword=takes_var_keyword,
                 has_signature=has_signature,
             ),
         )
+
+    def target(self) -> Target:
+        """The member an input reaches on this tool. By default the tool's ``callable_name``
+        member, awaited when ``expects_async``; a protocol whose tools differ (a function or a
+        coroutine behind one decorator) says which, tool by tool."""
+        return Target(self.callable_name, read(self.obj, self.callable_name), self.expects_async)
+
+    def tool_policy(self) -> Policy:
+        """The severity rule for this tool: by default the protocol's ``policy``; a protocol
+        whose runtime treats tools differently (one tool's validation errors returned to the
+        model, another's raised) gives each tool its own."""
+        return self.policy
+
+    def refusal(self, exc: BaseException) -> str:
+        """What the protocol's runtime tells the model when a call raised ``exc`` as the
+        tool's refusal of its input (a framework's retry or refusal exception), "" when ``exc``
+        is not one: such an exception is judged as a refused call, not as an error."""
+        return ""
+
+    @classmethod
+    def schema_document(cls, declared: Any) -> tuple[Any, str]:
+        """The JSON Schema a tool's declared schema stands for, and why there is none ("" when
+        there is). A dict or a bool is one; a pydantic model class or ``TypeAdapter`` gives
+        its JSON Schema; any other object is none (it would not even leave the worker). A
+        protocol whose tools declare schemas some other way overrides this one hook."""
+        if declared is None or isinstance(declared, (dict, bool, list, str, int, float)):
+            return declared, ""
+        for method in ("model_json_schema", "json_schema"):
+            make = read(declared, method)
+            if callable(make):
+                try:
+                    return make(), ""
+                except Exception as exc:
+                    return None, f"{method}() of {_describe(declared)} raised {cause(exc)}"
+        return None, f"it is {_describe(declared)}, not a JSON Schema (a dict) or a pydantic model"
+
+    @classmethod
+    def snippet(cls, input: str) -> tuple[str, ...]:
+        """The Python that makes one call of the tool held in ``tool`` with ``input`` (the
+        input's Python literal), for a failure's reproduction: lines whose last is an
+        expression whose value is what the call gave (the kit prints it); imports first. By
+        default ``call_snippet`` with ``{input}`` filled in, after ``import asyncio`` where it
+        runs a coroutine; () when the protocol has none."""
+        if not cls.call_snippet:
+            return ()
+        call = cls.call_snippet.format(input=input)
+        return ("import asyncio", call) if "asyncio." in call else (call,)
 
     def input_schema(self) -> tuple[Any, str, str]:
         """The input schema, where it comes from ("declared", "derived"), and why there is
@@ -294,9 +365,11 @@ class ToolProtocol:
         return self.call(input)
 
     def own_objects(self) -> tuple[Any, ...]:
-        """What the tool's author wrote, whose packages are the tool's own code: the tool's
-        class and the member an input reaches (which a base class elsewhere may provide)."""
-        return (type(self.obj), read(self.obj, self.callable_name))
+        """What the tool's author wrote, whose packages are the tool's own code and whose
+        modules' literals are hints: by default the tool's class and the member an input
+        reaches (which a base class elsewhere may provide). A protocol whose tools are a
+        framework's objects wrapping the author's function gives that function alone."""
+        return (type(self.obj), self.target().function)
 
     @functools.cached_property
     def own_code(self) -> OwnCode:
@@ -304,6 +377,11 @@ class ToolProtocol:
         return own_code(obj for obj in self.own_objects() if not isinstance(obj, Missing))
 
     def _info(self, **facts: Any) -> SubjectInfo:
+        schema, error = self.schema_document(facts["input_schema"])
+        if error:
+            facts["schema_error"] = f"the declared input schema: {error}"
+        facts["input_schema"] = schema
+        facts["output_schema"] = self.schema_document(facts["output_schema"])[0]
         name = read(self.obj, "name")
         description = facts.pop("description", read(self.obj, "description"))
         return SubjectInfo(
@@ -316,7 +394,8 @@ class ToolProtocol:
             description=jsonable(description)[0] if not isinstance(description, Missing) else None,
             description_type=_type_name(description),
             result=self.result,
-            policy=self.policy,
+            policy=self.tool_policy(),
+            also_detected=self.rivals,
             **facts,
         )
 

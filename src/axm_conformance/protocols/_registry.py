@@ -7,7 +7,9 @@ Detection rule, first match wins:
 
 1. the protocol named by ``--axm-protocol``, or implied by the entry-point group the tool came
    from (each protocol lists its groups);
-2. the protocols in their ``detection_order``, the most specific shape first: for the kit's own,
+2. the protocols in their ``detection_order``, the most specific shape first (where another
+   protocol detects the object too, and the first does not declare that it ``narrows`` it, the
+   ``protocol-shape`` check warns, naming both): for the kit's own,
    ``tool_use`` (a ``@tool``-decorated function, or an object with ``handler`` and
    ``output_schema``), ``axio`` (an object with a ``handler``), ``amplifier`` (an ``execute``
    that takes exactly one required positional parameter, the input dict: named ``input``,
@@ -136,7 +138,13 @@ def protocol_for(obj: Any, ref: str, protocol: str = "auto") -> ToolProtocol:
     protocol: its description says which one it looks like.
     """
     if protocol == "auto":
-        return protocol_named(detect(obj))(obj, ref)
+        detected = [found for found in registered().values() if found.detects(obj)]
+        if not detected:
+            return UnknownProtocol(obj, ref)
+        winner, *others = detected
+        chosen = winner(obj, ref)
+        chosen.rivals = tuple(other.title for other in others if other.name not in winner.narrows)
+        return chosen
     chosen = protocol_named(protocol)(obj, ref)
     if isinstance(read(chosen.obj, chosen.callable_name), Missing):
         looks_like = detect(obj)

@@ -22,6 +22,8 @@ class ToolUseProtocol(ToolProtocol):
     title = "tool_use"
     capabilities = frozenset({"in-process", "python-exceptions", "description", "output-schema"})
     detection_order = 20
+    # A @tool function or an object with a handler and an output schema is an axio shape too.
+    narrows = ("axio",)
     policy = Policy(exception="domain", invalid="refuse")
     call_snippet = "tool.handler({input})"
     hints = {

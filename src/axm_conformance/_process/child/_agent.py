@@ -179,7 +179,7 @@ def describe_all(state: ToolState[ToolProtocol] | list[SubjectInfo]) -> list[Sub
 
 def _described(protocol: ToolProtocol) -> SubjectInfo:
     info = protocol.describe()
-    literals = literals_of(protocol.obj, info.callable.name) if info.callable.present else ()
+    literals = literals_of(protocol.own_objects()) if info.callable.present else ()
     return dataclasses.replace(info, distribution=_distribution(protocol.obj), literals=literals)
 
 
@@ -232,6 +232,16 @@ def invoke(
         )
 
 
+def _refusal(protocol: ToolProtocol, exc: BaseException) -> str:
+    """What the protocol's runtime tells the model of ``exc`` as the tool's refusal ("" when it
+    is not one, or when the protocol's own reading of it fails: then it is judged as raised)."""
+    try:
+        said = protocol.refusal(exc)
+    except Exception:
+        return ""
+    return str.__str__(said) if isinstance(said, str) else ""
+
+
 def _invoke(
     state: ToolState[ToolProtocol],
     protocol: ToolProtocol,
@@ -269,9 +279,11 @@ def _invoke(
         duration = time.perf_counter() - started
         # The tool's frames keep its locals (a memory bomb's hoard) alive: free them first.
         release(exc)
+        exception = safe_exception_info(exc, own=protocol.own_code)
+        said = _refusal(protocol, exc)
         observation = Observation(
             status="raised",
-            exception=safe_exception_info(exc, own=protocol.own_code),
+            exception=dataclasses.replace(exception, refusal=said) if said else exception,
             mutation=first_difference(before, jsonable(input)[0]),
             handler_called=protocol.handler_called,
             duration=duration,

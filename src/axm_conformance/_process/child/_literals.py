@@ -13,9 +13,10 @@ number as written (``-1``, not ``1``), the parts of a complex one; no docstrings
 no empty or blank strings, no strings over 20 characters (messages, mostly) or bytes over 50,
 no booleans, infinities or zero floats. Unlike Hypothesis, small integers are kept (the schema's
 integers are not always drawn near zero), and bytes are given as the text they decode to, since
-a tool receives text and encodes it. The modules read are the one that defines the tool's
-callable (the top-level definition that holds the callable first, then those defining the names
-it reads, and so on), then the other loaded modules of its top-level package, until 512 KiB of
+a tool receives text and encodes it. The modules read are those of the tool's own objects, the
+one that defines its function first (the top-level definition that holds the function first,
+then those defining the names it reads, and so on), then the other loaded modules of their
+top-level packages, until 512 KiB of
 source (Hypothesis' limit for one module) has been read or 1024 literals found (its limit for one
 module). The kit's own modules are never read. Parsing is Python's own ``ast``, which
 ``inspect`` has already imported: nothing new is imported into the worker.
@@ -28,6 +29,7 @@ import functools
 import inspect
 import math
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,30 +45,38 @@ _MAX_BYTES = 50
 _KIT_PACKAGES = frozenset({"axm_conformance", "axm_runtime"})
 
 
-def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
-    """The literals of the modules behind ``obj``'s callable (its ``execute`` or ``handler``):
-    first those of the module-level definition that holds the callable (its function, or its
-    class with the helper methods) and of the module-level names it reads, then the rest of
-    that module, then the package's."""
-    target = _callable(obj, callable_name)
-    module = getattr(target, "__module__", None)
-    if not isinstance(module, str) or module not in sys.modules:
+def literals_of(objects: Iterable[Any]) -> tuple[LiteralValue, ...]:
+    """The literals of the modules behind a tool's own objects (``ToolProtocol.own_objects``:
+    what its author wrote, never a framework's wrapper around it): first those of the
+    module-level definition that holds its function (the first of them with code, or its class
+    with the helper methods) and of the module-level names it reads, then the rest of that
+    module, then the other objects' modules, then the packages'."""
+    targets = [target for target in map(_unwrapped, objects) if target is not None]
+    lead = next((target for target in targets if _first_line(target)), None)
+    if lead is not None:
+        targets.insert(0, lead)
+    modules = [
+        module
+        for module in dict.fromkeys(getattr(target, "__module__", None) for target in targets)
+        if isinstance(module, str)
+        and module in sys.modules
+        and module.partition(".")[0] not in _KIT_PACKAGES
+    ]
+    if not modules:
         return ()
-    top = module.partition(".")[0]
-    if top in _KIT_PACKAGES:
-        return ()
+    tops = dict.fromkeys(module.partition(".")[0] for module in modules)
     package = [
         name
         for name in list(sys.modules)
-        if name != module and (name == top or name.startswith(top + "."))
+        if name not in modules and any(name == top or name.startswith(top + ".") for top in tops)
     ]
-    line = _first_line(target)
+    line = _first_line(targets[0])
     found: dict[tuple[type, LiteralValue], LiteralValue] = {}
     budget = _MAX_SOURCE_BYTES
-    for name in (module, *package):
+    for name in (*modules, *package):
         read = _module_literals(getattr(sys.modules.get(name), "__file__", None))
         budget -= read.size
-        for value in read.ordered(line if name == module else 0):
+        for value in read.ordered(line if name == modules[0] else 0):
             found.setdefault((type(value), value), value)
             if len(found) >= _MAX_LITERALS:
                 return tuple(found.values())
@@ -75,11 +85,10 @@ def literals_of(obj: Any, callable_name: str) -> tuple[LiteralValue, ...]:
     return tuple(found.values())
 
 
-def _callable(obj: Any, callable_name: str) -> Any:
-    """The function (or class) whose code runs when the tool is called; None if unreadable."""
+def _unwrapped(obj: Any) -> Any:
+    """The function (or class) whose code runs for ``obj``; None if unreadable."""
     try:
-        target = getattr(obj, callable_name, obj)
-        target = getattr(target, "__func__", target)  # a bound method
+        target = getattr(obj, "__func__", obj)  # a bound method
         target = getattr(target, "func", target)  # a functools.partial
         return inspect.unwrap(target)
     except Exception:  # a stranger's object: any read may raise
