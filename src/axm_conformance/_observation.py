@@ -94,7 +94,8 @@ class ResultModel:
     a success from a failure, and its value on success, taken as well when the field is absent
     (``("success", True)``; MCP's is ``("isError", False)``, a protocol with a status field
     ``("status", "success")``): any other value reports a failure; ``error_field`` the field a
-    failure says what went wrong in (a str, or a dict with a ``message`` str); ``error_type``
+    failure says what went wrong in (a str, or a dict with a ``message`` str; where it is the
+    ``structured_field`` too, a success's text there is its payload, not an error); ``error_type``
     the type name of an answer that is an error instead of a result (MCP's JSON-RPC error
     response), if any."""
 

@@ -150,13 +150,16 @@ def _expand(ref: str, obj: Any, hint: str) -> Loaded:
         return [
             triple for key, item in obj.items() for triple in _expand(f"{ref}[{key}]", item, hint)
         ]
-    return [(ref, _instantiate(ref, obj, hint), hint)]
+    tool = _instantiate(ref, obj, hint)
+    if isinstance(tool, list):  # a protocol's collection of tools (a toolkit's)
+        return _expand(ref, tool, hint)
+    return [(ref, tool, hint)]
 
 
 def _instantiate(ref: str, obj: Any, hint: str) -> Any:
     if isinstance(obj, type):
         try:
-            return obj()
+            obj = obj()
         except BaseException as exc:
             raise LoadError(
                 f"{ref!r}: instantiating {obj.__name__} with no arguments raised {cause(exc)}"

@@ -227,7 +227,13 @@ def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Fou
             f"{field} is {json.dumps(result.fields[field])} but {model.error_field} is "
             f"{error!r}: a failure must say what went wrong"
         )
-    elif model.succeeded(result) and model.error_text(result):
+    elif (
+        model.succeeded(result)
+        and model.error_text(result)
+        # Where a failure's text goes in the field a success carries its payload in (a
+        # LangChain ToolMessage's content), a success's text there is no error.
+        and model.error_field != model.structured_field
+    ):
         yield (
             f"{field} is {json.dumps(result.fields[field])} but {model.error_field} is set: "
             f"{model.error_text(result)!r}"
@@ -315,4 +321,6 @@ def _report_failure(subject: SubjectInfo) -> str:
     if subject.result.returns != "tool-result":
         return "raise the error instead"
     field, success = subject.result.success
-    return f"report it as a failure ({field}: {json.dumps(not success)})"
+    if isinstance(success, bool):
+        return f"report it as a failure ({field}: {json.dumps(not success)})"
+    return f"report it as a failure ({field} other than {json.dumps(success)})"

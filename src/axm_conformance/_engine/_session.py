@@ -366,8 +366,12 @@ class _Session:
 
     def back_off(self) -> float:
         """Pause for growing times until the tool serves again what it served last; the seconds
-        paused, or 0 when it never did within the pauses and the tool's time budget."""
+        paused, or 0 when it never did within the pauses and the tool's time budget. A tool
+        that serves it at once, before any pause, is not pacing its calls: it refused the
+        streak's inputs for what they are (0, and no time lost)."""
         model, served = self.subject.result, self.served.inputs[-1]
+        if model.served(self.observe(served, VALID)[0]):
+            return 0.0
         waited = 0.0
         for pause in _PAUSES:
             if time.monotonic() + pause > self.deadline:

@@ -228,7 +228,8 @@ class ToolProtocol:
     @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
         """The tool a bare object stands for under this protocol (an ``async def`` handler
-        wrapped as axio wraps it, say), or None when the object is not such a thing."""
+        wrapped as axio wraps it, say), a list of the tools it holds (a toolkit), or None when
+        the object is not such a thing."""
         return None
 
     @classmethod
