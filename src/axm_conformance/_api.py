@@ -31,7 +31,7 @@ def load_tool(ref: str, protocol: str = "auto") -> Any:
     A bare ``async def`` handler comes back wrapped in an axio ``Tool``, a ``@tool``-decorated
     function as its ``ToolEntry``: the object on which the reproduction snippets make their call.
     """
-    loaded = load(ref)
+    loaded = load(ref, protocol=protocol)
     if len(loaded) != 1:
         raise LoadError(
             f"{ref!r} names {len(loaded)} tools; name one, e.g. {loaded[0][0]!r}"

@@ -46,8 +46,12 @@ def load(
     run: Runner = asyncio.run,
     cleanups: Cleanups | None = None,
     options: LoadOptions | None = None,
+    protocol: str = "auto",
 ) -> Loaded:
     """Load every tool ``ref`` names. Raises :class:`LoadError` with a one-line message.
+
+    ``protocol`` is the one the run names (``--axm-protocol``), which may make a tool of an
+    object no other protocol would (Pydantic AI of a plain function); "auto": none is named.
 
     ``run`` runs a coroutine to completion (an Amplifier module's ``mount``): the worker passes
     the event loop the tool will be called on, since tools may bind resources to it. What
@@ -57,7 +61,7 @@ def load(
     """
     item = _ITEM.match(ref)
     if item:
-        loaded = load(item["base"], run, cleanups, options)
+        loaded = load(item["base"], run, cleanups, options, protocol)
         key = item["key"]
         for sub_ref, obj, hint in loaded:
             if sub_ref == ref:
@@ -72,7 +76,7 @@ def load(
         return _load_entry_points(ref, run, cleanups)
     if ref.startswith(PICKLE_PREFIX):
         return _load_pickled(ref)
-    return _load_attribute(ref)
+    return _load_attribute(ref, protocol)
 
 
 def _unlisted(base: str, loaded: Loaded) -> str:
@@ -100,12 +104,12 @@ async def _called(cleanup: Callable[[], Any]) -> None:
         await outcome
 
 
-def _load_attribute(ref: str) -> Loaded:
+def _load_attribute(ref: str, protocol: str) -> Loaded:
     usage = (
         "a tool reference: use module:attribute (e.g. mypkg.tools:WordCountTool), "
         "entry-point:GROUP[:NAME] or mcp:COMMAND"
     )
-    return _expand(ref, import_attribute(ref, usage), "auto")
+    return _expand(ref, import_attribute(ref, usage), protocol)
 
 
 def import_attribute(ref: str, usage: str) -> Any:

@@ -76,6 +76,8 @@ def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
         nondeterministic=exempt,
         worker_files=files,
         allow_root=entry.get("allow_root", False),
+        # A plain function is a tool of the protocol named for it only (Pydantic AI's).
+        protocol=entry["protocol"] if entry.get("named") else "auto",
     )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}

@@ -802,7 +802,7 @@ CASES = [
     case(
         "no-unexpected-exception",
         "a deliberate raise where a failed result is wanted",
-        failure("the AXM protocol wants every error, domain errors included, reported as a failed"),
+        failure("nothing in the AXM runtime turns it into an error the model reads, so the agent"),
         call=call(raised(exception("ValueError", "raise"))),
     ),
     case(

@@ -19,6 +19,10 @@ import pytest
 import zoo_amplifier
 import zoo_axio
 import zoo_axm
+import zoo_langchain
+import zoo_openai_agents
+import zoo_pydantic_ai
+import zoo_smolagents
 import zoo_tool_use
 from axm_conformance._checks import CHECKS, Context
 from axm_conformance._feeds import FEEDS
@@ -45,7 +49,8 @@ from tests.conftest import FIXTURES
 
 MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
 # Hostile tools are loaded only in workers; the others are plain objects, safe to load here.
-ZOO = [entry for entry in MANIFEST if not entry.get("hostile")]
+# A plain function named as a protocol's (Pydantic AI's) is that protocol's only when named.
+ZOO = [entry for entry in MANIFEST if not entry.get("hostile") and not entry.get("named")]
 
 
 # Detection
@@ -178,6 +183,42 @@ DESCRIBED: dict[str, tuple[str, Any, dict[str, Any]]] = {
             "schema_source": "declared",
         },
     ),
+    "langchain": (
+        "zoo_langchain:capital_of",
+        zoo_langchain.capital_of,
+        {
+            "callable": ("coroutine", True, True),
+            "call_style": "keywords",
+            "schema_source": "declared",
+        },
+    ),
+    "smolagents": (
+        "zoo_smolagents:Repeat",
+        zoo_smolagents.Repeat(),
+        {
+            "callable": ("forward", False, False),
+            "call_style": "keywords",
+            "schema_source": "declared",
+        },
+    ),
+    "openai_agents": (
+        "zoo_openai_agents:capital_of",
+        zoo_openai_agents.capital_of,
+        {
+            "callable": ("capital_of", True, True),
+            "call_style": "keywords",
+            "schema_source": "declared",
+        },
+    ),
+    "pydantic_ai": (
+        "zoo_pydantic_ai:capital_tool",
+        zoo_pydantic_ai.capital_tool,
+        {
+            "callable": ("capital_of", True, True),
+            "call_style": "keywords",
+            "schema_source": "derived",
+        },
+    ),
 }
 
 
@@ -210,11 +251,13 @@ def test_describe_gives_the_facts_the_checks_read(name: str) -> None:
 
 
 # Which protocols offer each capability: what the contract pages say about each protocol.
+FRAMEWORKS = {"langchain", "smolagents", "openai_agents", "pydantic_ai"}
 OFFERED = {
-    "in-process": {"axm", "axio", "tool_use", "amplifier"},
-    "python-exceptions": {"axm", "axio", "tool_use", "amplifier"},
-    "description": {"axio", "tool_use", "amplifier", "mcp"},
-    "output-schema": {"axm", "tool_use", "amplifier", "mcp"},
+    "in-process": {"axm", "axio", "tool_use", "amplifier", *FRAMEWORKS},
+    "python-exceptions": {"axm", "axio", "tool_use", "amplifier", *FRAMEWORKS},
+    "description": {"axio", "tool_use", "amplifier", "mcp", *FRAMEWORKS},
+    "output-schema": {"axm", "tool_use", "amplifier", "mcp", "smolagents"},
+    "refusal-exceptions": {"pydantic_ai"},
     "discovery-metadata": {"axm"},
     "json-rpc": {"mcp"},
     "behaviour-hints": {"mcp"},
@@ -281,7 +324,9 @@ def test_an_object_of_no_protocol_is_described_with_what_it_lacks() -> None:
     info = protocol_for(_Nothing(), "ref").describe()
     assert (info.protocol, info.call_style, info.variant) == ("unknown", "none", "_Nothing")
     assert info.missing == (
-        "a member an input reaches: `handler` (tool_use, axio) or `execute` (Amplifier, AXM)",
+        "a member an input reaches: `invoke` (LangChain) or `forward` (smolagents) or "
+        "`on_invoke_tool` (OpenAI Agents SDK) or `function` (Pydantic AI) or `handler` "
+        "(tool_use, axio) or `execute` (Amplifier, AXM)",
     )
     assert protocol_for(object(), "ref").describe().missing[0] == "a `name`"
 
@@ -324,6 +369,30 @@ CALLED: dict[str, tuple[str, Any, dict[str, Any], dict[str, Any]]] = {
         zoo_amplifier.TodoTool(),
         {"action": "add", "item": "milk"},
         {"success": True, "output": {"added": "milk"}, "error": None, "metadata": None},
+    ),
+    "langchain": (
+        "zoo_langchain:capital_of",
+        zoo_langchain.capital_of,
+        {"country": "Japan"},
+        {"content": "Tokyo", "status": "success"},
+    ),
+    "smolagents": (
+        "zoo_smolagents:Repeat",
+        zoo_smolagents.Repeat(),
+        {"text": "ab", "times": 3},
+        {"value": "ababab"},
+    ),
+    "openai_agents": (
+        "zoo_openai_agents:percent_of",
+        zoo_openai_agents.percent_of,
+        {"value": 1, "total": 4},
+        {"value": "25.0%"},
+    ),
+    "pydantic_ai": (
+        "zoo_pydantic_ai:capital_tool",
+        zoo_pydantic_ai.capital_tool,
+        {"country": "Peru"},
+        {"value": "Lima"},
     ),
 }
 
@@ -516,7 +585,17 @@ def test_other_protocols_publish_the_object_itself(run: Callable[[Any], Any]) ->
 
 def test_the_protocols_are_registered_in_detection_order() -> None:
     protocols = registered()
-    assert list(protocols) == ["tool_use", "axio", "amplifier", "axm", "mcp"]
+    assert list(protocols) == [
+        "langchain",
+        "smolagents",
+        "openai_agents",
+        "pydantic_ai",
+        "tool_use",
+        "axio",
+        "amplifier",
+        "axm",
+        "mcp",
+    ]
     orders = [protocol.detection_order for protocol in protocols.values()]
     assert orders == sorted(orders)
     assert all(name == protocol.name for name, protocol in protocols.items())
@@ -628,7 +707,7 @@ def test_a_protocol_registered_by_entry_point_is_detected_before_the_kits_own(
 ) -> None:
     """The registry orders by ``detection_order``, whoever registered the protocol."""
     entry_points("tests.unit.test_protocols:RunProtocol", installed=True)
-    assert list(registered()) == ["run", "tool_use", "axio", "amplifier", "axm", "mcp"]
+    assert list(registered())[:2] == ["run", "langchain"]
     assert detect(_Runs()) == "run"
     assert detect(_Keywords()) == "axm"
 

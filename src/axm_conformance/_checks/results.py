@@ -22,7 +22,7 @@ from axm_conformance._observation import (
     ResultFacts,
     SubjectInfo,
 )
-from axm_conformance._outcomes import warning
+from axm_conformance._outcomes import Finding, warning
 
 __all__ = ["crash", "is_programming_error", "not_a_tool_result", "provenance"]
 
@@ -89,11 +89,19 @@ _TRUTH = {
 _WARNED = ("extra", "cap")
 
 
+def _tells_refusals(subject: SubjectInfo) -> str | Finding | None:
+    """Applies to a tool whose answer can tell a refusal: a tool-result, or an exception its
+    protocol's runtime tells the model as the tool's refusal."""
+    if subject.offers("refusal-exceptions"):
+        return input_unusable(subject)
+    return _with_outcome("the result tells no refusal")(subject)
+
+
 @check(
     "schema-tells-truth",
     "calls",
-    applies=_with_outcome("the result tells no refusal"),
-    considers=("returned",),
+    applies=_tells_refusals,
+    considers=("returned", "raised"),
     varies=True,
 )
 def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Found:
@@ -154,8 +162,9 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
             )
         else:
             yield (
-                f"raised {exception.summary()}; the {subject.protocol_title} protocol wants "
-                "every error, domain errors included, reported as a failed result"
+                f"raised {exception.summary()}; nothing in the {subject.protocol_title} runtime "
+                "turns it into an error the model reads, so the agent's run ends: the protocol "
+                "wants every error, domain errors included, reported its own way"
             )
 
 

@@ -174,6 +174,10 @@ CAPABILITIES: dict[str, str] = {
     "effects-declared": "declared kinds of access (read, write, execute, external)",
     "guards": "permission guards in front of the tool",
     "concurrency-limit": "a limit on concurrent calls",
+    "refusal-exceptions": (
+        "refusals raised as exceptions the runtime tells the model (ToolProtocol.refusal), "
+        "judged as refused calls"
+    ),
 }
 
 
@@ -231,6 +235,13 @@ class ToolProtocol:
         wrapped as axio wraps it, say), a list of the tools it holds (a toolkit), or None when
         the object is not such a thing."""
         return None
+
+    @classmethod
+    def tool_named(cls, ref: str, obj: Any) -> Any | None:
+        """The tool an object stands for when this protocol is named for it
+        (``--axm-protocol``): by default what ``tool_from`` gives. A protocol that makes a tool
+        of any plain function (Pydantic AI's agents do) does so only when named."""
+        return cls.tool_from(ref, obj)
 
     @classmethod
     def published(cls, ref: str, obj: Any, run: Runner, cleanups: Cleanups | None) -> Loaded:
@@ -359,6 +370,13 @@ class ToolProtocol:
         """
         if self.call_style == "keywords" and not isinstance(input, dict):
             return "the input is not an object, so it cannot be passed as keyword arguments"
+        return ""
+
+    def coerces(self, input: Any) -> str:
+        """How the protocol's runtime makes an input that breaks the schema into one the schema
+        allows before the tool sees it ("" when it does not): a framework that validates
+        leniently (pydantic's ``"3"`` for an integer, unknown keys dropped) hands the tool a
+        valid input, and such an input is not sent as an invalid one."""
         return ""
 
     def call_invalid(self, input: Any) -> Any:

@@ -69,6 +69,7 @@ class LangChainProtocol(ToolProtocol):
         ),
         "description-present": "@tool takes the description from the function's docstring",
     }
+    callable_name = "invoke"  # where its tools differ, target() says, tool by tool
     call_style = "keywords"
 
     @classmethod
@@ -105,14 +106,13 @@ class LangChainProtocol(ToolProtocol):
             policy, strips_unknown_keys=isinstance(read(self.obj, "args_schema"), type)
         )
 
-    def refuses(self, input: Any) -> str:
+    def coerces(self, input: Any) -> str:
         """An input its pydantic ``args_schema`` accepts, once coerced as pydantic coerces
         (``"3"`` for an integer; unknown keys dropped), reaches the tool as a valid one: it
         is not an invalid input under LangChain."""
-        refusal = super().refuses(input)
         validate = read(read(self.obj, "args_schema"), "model_validate")
-        if refusal or not callable(validate):
-            return refusal
+        if not callable(validate):
+            return ""
         try:
             validate(input)
         except Exception:

@@ -122,8 +122,10 @@ def detect(obj: Any) -> str:
 
 def tool_from(ref: str, obj: Any, hint: str) -> Any:
     """The tool a loaded object stands for under the protocol ``hint`` ("auto": any)."""
-    candidates = registered().values() if hint == "auto" else [protocol_named(hint)]
-    for protocol in candidates:
+    if hint != "auto":
+        tool = protocol_named(hint).tool_named(ref, obj)
+        return obj if tool is None else tool
+    for protocol in registered().values():
         tool = protocol.tool_from(ref, obj)
         if tool is not None:
             return tool

@@ -118,7 +118,9 @@ def open_tools(
     protocols = [
         protocol_for(obj, sub_ref, _protocol(protocol, hint))
         for ref in refs
-        for sub_ref, obj, hint in _loaded_tools(ref, loop.run_until_complete, cleanups, options)
+        for sub_ref, obj, hint in _loaded_tools(
+            ref, loop.run_until_complete, cleanups, options, protocol
+        )
     ]
     if len(protocols) == 1:
         state = ToolState(protocols[0], loop, size_limit, cleanups=cleanups)
@@ -131,8 +133,14 @@ def open_tools(
     return described
 
 
-def _loaded_tools(ref: str, run: Runner, cleanups: Cleanups, options: LoadOptions | None) -> Loaded:
-    loaded = load(ref, run, cleanups, options)
+def _loaded_tools(
+    ref: str,
+    run: Runner,
+    cleanups: Cleanups,
+    options: LoadOptions | None,
+    protocol: str = "auto",
+) -> Loaded:
+    loaded = load(ref, run, cleanups, options, protocol)
     for sub_ref, obj, _ in loaded:
         why = not_a_tool(obj)
         if why is not None:
@@ -252,7 +260,7 @@ def _invoke(
     before = jsonable(copy.deepcopy(input))[0]
     _renew_loop(state)
     if invalid:
-        refusal = protocol.refuses(input)
+        refusal = protocol.refuses(input) or protocol.coerces(input)
         if refusal:
             return Observation(status="rejected", rejected_because=refusal)
     if state.files is None:

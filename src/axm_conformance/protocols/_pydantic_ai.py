@@ -1,0 +1,146 @@
+"""Pydantic AI tools: a ``Tool``, the tools of a ``FunctionToolset``, or a plain function named
+with ``--axm-protocol=pydantic_ai`` (as an agent's ``tools=[...]`` takes one), called as its tool
+manager calls one: the arguments validated by the tool's own validator, then the function,
+given a ``RunContext`` where it takes one.
+
+What the runtime absorbs: arguments its validation refuses, and a ``ModelRetry`` the function
+raises, go back to the model as a retry prompt: the tool's refusal. Any other exception ends
+the agent's run.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+from axm_conformance._observation import Policy, ResultModel
+from axm_conformance.protocols._base import Target, ToolProtocol, is_async_callable, read
+
+__all__ = ["PydanticAIProtocol"]
+
+
+def _is_pydantic_ai(obj: Any, name: str) -> bool:
+    return any(
+        klass.__name__ == name and klass.__module__.startswith("pydantic_ai.")
+        for klass in type(obj).__mro__
+    )
+
+
+class PydanticAIProtocol(ToolProtocol):
+    name = "pydantic_ai"
+    title = "Pydantic AI"
+    capabilities = frozenset(
+        {"in-process", "python-exceptions", "description", "refusal-exceptions"}
+    )
+    detection_order = 18
+    # The tool manager hands the model the value, serialised.
+    result = ResultModel("json")
+    policy = Policy(invalid="raise")
+    call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
+    hints = {
+        "no-unexpected-exception": (
+            "raise ModelRetry with what the model should correct: Pydantic AI sends it back as "
+            "a retry prompt, and any other exception ends the agent's run"
+        ),
+    }
+    callable_name = "function"  # where its tools differ, target() says, tool by tool
+    call_style = "keywords"
+    # The exception that refused the arguments of the last call, before the function ran.
+    refused_arguments: BaseException | None = None
+
+    @classmethod
+    def detects(cls, obj: Any) -> bool:
+        return _is_pydantic_ai(obj, "Tool")
+
+    @classmethod
+    def tool_from(cls, ref: str, obj: Any) -> Any | None:
+        """The tools of a FunctionToolset."""
+        if _is_pydantic_ai(obj, "FunctionToolset"):
+            return list(obj.tools.values())
+        return None
+
+    @classmethod
+    def tool_named(cls, ref: str, obj: Any) -> Any | None:
+        """A plain function, sync or async, with or without a RunContext first: a tool as an
+        agent's ``tools=[...]`` makes one."""
+        if callable(obj) and not isinstance(obj, type) and not cls.detects(obj):
+            from pydantic_ai import Tool
+
+            return Tool(obj)
+        return cls.tool_from(ref, obj)
+
+    @classmethod
+    def snippet(cls, input: str) -> tuple[str, ...]:
+        return (
+            "import asyncio",
+            "from pydantic_ai import RunContext",
+            "from pydantic_ai.models.test import TestModel",
+            "from pydantic_ai.usage import RunUsage",
+            "context = RunContext(deps=None, model=TestModel(), usage=RunUsage())",
+            cls.call_snippet.format(input=input),
+        )
+
+    def target(self) -> Target:
+        """The function, its RunContext given where it takes one: the model sends the rest."""
+        function = read(self.obj, "function")
+        name = read(function, "__name__")
+        shown = name if isinstance(name, str) else "function"
+        takes_context = read(self.obj, "takes_ctx") is True
+        reached = functools.partial(function, None) if takes_context else function
+        return Target(shown, reached, is_async_callable(function))
+
+    def input_schema(self) -> tuple[Any, str, str]:
+        definition = read(self.obj, "tool_def")
+        return read(definition, "parameters_json_schema"), "derived", ""
+
+    def output_schema(self) -> Any:
+        return None
+
+    def own_objects(self) -> tuple[Any, ...]:
+        return (read(self.obj, "function"),)
+
+    def coerces(self, input: Any) -> str:
+        """An input the tool's validator accepts once coerced reaches the function as a valid
+        one: not an invalid input under Pydantic AI."""
+        try:
+            self.obj.function_schema.validator.validate_python(input)
+        except Exception:
+            return ""
+        return (
+            "Pydantic AI's validation of the arguments coerces it into an input the schema allows"
+        )
+
+    def refusal(self, exc: BaseException) -> str:
+        if exc is self.refused_arguments or _is_pydantic_ai(exc, "ModelRetry"):
+            return str(exc)
+        return ""
+
+    async def call(self, input: Any) -> Any:
+        from pydantic_ai import RunContext
+        from pydantic_ai.models.test import TestModel
+        from pydantic_ai.usage import RunUsage
+
+        schema = self.obj.function_schema
+        self.refused_arguments = None
+        try:
+            arguments = schema.validator.validate_python(input)
+        except Exception as exc:  # sent back to the model as a retry prompt
+            self.refused_arguments = exc
+            raise
+        context = RunContext(
+            deps=None, model=TestModel(), usage=RunUsage(), tool_name=read(self.obj, "name")
+        )
+        call_args = read(schema, "_call_args")
+        if schema.is_async or not callable(call_args):
+            return await schema.call(arguments, context)
+        # Pydantic AI runs a plain function in a thread of anyio's pool, which outlives the
+        # call: leaves-no-trace would blame it on the tool. It is called here, in the thread
+        # the kit watches, with the same arguments.
+        args, kwargs = call_args(arguments, context)
+        return await _awaited(schema.function(*args, **kwargs))
+
+
+async def _awaited(value: Any) -> Any:
+    """A plain function may still return an awaitable, which Pydantic AI awaits."""
+    return await value if inspect.isawaitable(value) else value
