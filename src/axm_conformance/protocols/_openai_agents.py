@@ -113,6 +113,11 @@ class OpenAIAgentsProtocol(ToolProtocol):
     def input_schema(self) -> tuple[Any, str, str]:
         return read(self.obj, "params_json_schema"), "declared", ""
 
+    def payload(self, value: Any) -> tuple[Any, str]:
+        """What the model reads: the runner sends a str as it is and any other value as its
+        ``str()``."""
+        return (value if isinstance(value, str) else str(value)), type(value).__name__
+
     def output_schema(self) -> Any:
         return None
 

@@ -97,6 +97,13 @@ class PydanticAIProtocol(ToolProtocol):
     def output_schema(self) -> Any:
         return None
 
+    def payload(self, value: Any) -> tuple[Any, str]:
+        """What the model reads: the value as pydantic serialises it (a set as a list, an
+        infinity as null); a value it cannot serialise raises, as the run would."""
+        import pydantic_core
+
+        return pydantic_core.to_jsonable_python(value), type(value).__name__
+
     def own_objects(self) -> tuple[Any, ...]:
         return (read(self.obj, "function"),)
 
