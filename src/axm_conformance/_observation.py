@@ -455,6 +455,9 @@ class Observation:
     rejected_because: str = ""  # why the caller refused the input before the tool saw it
     handler_called: bool | None = None  # None where it cannot be observed
     side_effects: tuple[SideEffect, ...] = ()  # what the call left behind
+    # Whether the call changed the files of the tool's working directory (an in-process tool's;
+    # a server's changes are its result's): the same input then meets another world.
+    world_changed: bool = False
     duration: float = 0.0
 
     def signature(self) -> str:

@@ -47,8 +47,10 @@ def deterministic(subject: SubjectInfo, call: Call, context: Context) -> Found:
     again = call.repeat
     if again is None or again.status == "crashed":
         return
-    first, second = call.observation.signature(), again.signature()
-    if first != second:
+    first = call.observation
+    if first.world_changed or (first.result is not None and first.result.changes):
+        return  # the second call met the world the first one changed: not the same input
+    if first.signature() != again.signature():
         yield f"the same input gave different outcomes: first {_said(call.observation)}, " + (
             f"then {_said(again)}"
         )

@@ -122,6 +122,9 @@ class _Session:
     told: float = -math.inf
     # What the tool served, and the refused valid inputs to vary, at most MOST_VARIED a phase.
     served: Served = field(default_factory=Served)
+    # The served inputs whose call left the tool's world as it found it: what a tool that
+    # paces its calls serves again once it lets calls through.
+    repeatable: list[Any] = field(default_factory=list)
     # The bounds bisections found, by property: the last value served and the first refused.
     capped: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     refused: list[Call] = field(default_factory=list)
@@ -176,6 +179,8 @@ class _Session:
         call = Call(value, first, label, second, feed is INVALID, trace, before=before)
         if feed is VALID and self.subject.result.served(first):
             self.served.add(value)
+            if not first.world_changed and not (first.result and first.result.changes):
+                self.repeatable.append(value)
             if world:
                 call = dataclasses.replace(call, world=read_world(self, value))
         elif vary and feed is VALID and self.subject.result.refused(first):
@@ -318,15 +323,15 @@ class _Session:
         A server may refuse every call for a while after a burst of calls (MCP's tools page
         says servers must rate-limit): such a refusal is the server's pacing, not a defect of
         the input. When _STREAK calls in a row are answered alike with an answer the tool never
-        gave otherwise, and the tool served calls before them, the kit
-        backs off until the tool serves again (see back_off) and sends the streak's inputs
-        again. When they are then answered otherwise, the streak was pacing: its calls are
+        gave otherwise, and the tool served calls before them that left its world as they found
+        it, the kit backs off until the tool serves again (see back_off) and sends the streak's
+        inputs again. When they are then answered otherwise, the streak was pacing: its calls are
         judged as answered the second time, and that answer never again counts as one the tool
         gives. Otherwise they are judged as they were answered.
         """
         answer = self.answer(held.call.observation)
         streaking = bool(self.held) and self.held[0].answer == answer
-        if not answer or answer in self.answers or not self.served.inputs:
+        if not answer or answer in self.answers or not self.repeatable:
             settled, self.held = [*self.held, held], []
             return settled
         settled = [] if streaking else self.held
@@ -369,7 +374,7 @@ class _Session:
         paused, or 0 when it never did within the pauses and the tool's time budget. A tool
         that serves it at once, before any pause, is not pacing its calls: it refused the
         streak's inputs for what they are (0, and no time lost)."""
-        model, served = self.subject.result, self.served.inputs[-1]
+        model, served = self.subject.result, self.repeatable[-1]
         if model.served(self.observe(served, VALID)[0]):
             return 0.0
         waited = 0.0

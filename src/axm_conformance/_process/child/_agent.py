@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import functools
 import inspect
+import os
 import time
 from collections.abc import Mapping
 from importlib import metadata
@@ -37,6 +38,7 @@ from axm_conformance._process.child._literals import literals_of
 from axm_conformance._process.child._sideeffects import Watch, watch_writes
 from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._refs import clean_up, load
+from axm_conformance._workdir import Snapshot, snapshot
 from axm_conformance.protocols import (
     CallCrashed,
     Cleanups,
@@ -267,6 +269,9 @@ def _invoke(
         state.files = FileWatch(project_roots())
     protocol.prepare()
     watch = Watch(state)
+    # An in-process tool works in the worker's directory: what a call changes there is its
+    # world, which the same input meets changed the next time.
+    workdir = snapshot(os.getcwd()) if "in-process" in protocol.capabilities else None
     protocol.handler_called = None
     started = time.perf_counter()
     try:
@@ -282,7 +287,7 @@ def _invoke(
             stderr_tail=exc.stderr_tail,
             duration=time.perf_counter() - started,
         )
-        return _with_side_effects(observation, watch.changes())
+        return _with_side_effects(observation, watch.changes(), workdir)
     except BaseException as exc:
         duration = time.perf_counter() - started
         # The tool's frames keep its locals (a memory bomb's hoard) alive: free them first.
@@ -296,7 +301,7 @@ def _invoke(
             handler_called=protocol.handler_called,
             duration=duration,
         )
-        return _with_side_effects(observation, watch.changes())
+        return _with_side_effects(observation, watch.changes(), workdir)
     duration = time.perf_counter() - started
     try:
         result = protocol.facts(value, size_limit=state.size_limit)
@@ -312,7 +317,7 @@ def _invoke(
             handler_called=protocol.handler_called,
             duration=duration,
         )
-        return _with_side_effects(observation, watch.changes())
+        return _with_side_effects(observation, watch.changes(), workdir)
     observation = Observation(
         status="returned",
         result=result,
@@ -320,7 +325,7 @@ def _invoke(
         handler_called=protocol.handler_called,
         duration=duration,
     )
-    return _with_side_effects(observation, watch.changes())
+    return _with_side_effects(observation, watch.changes(), workdir)
 
 
 def _renew_loop(state: ToolState[ToolProtocol]) -> None:
@@ -334,6 +339,12 @@ def _renew_loop(state: ToolState[ToolProtocol]) -> None:
         asyncio.set_event_loop(state.loop)
 
 
-def _with_side_effects(observation: Observation, effects: tuple[SideEffect, ...]) -> Observation:
-    """The observation carrying ``effects`` as its ``side_effects``."""
-    return dataclasses.replace(observation, side_effects=effects) if effects else observation
+def _with_side_effects(
+    observation: Observation, effects: tuple[SideEffect, ...], workdir: Snapshot | None = None
+) -> Observation:
+    """The observation carrying ``effects`` as its ``side_effects``, and whether the call
+    changed the working directory it found as ``workdir``."""
+    changed = workdir is not None and bool(workdir.changes(snapshot(workdir.root, workdir)))
+    if effects or changed:
+        return dataclasses.replace(observation, side_effects=effects, world_changed=changed)
+    return observation
