@@ -57,6 +57,10 @@ class LangChainProtocol(ToolProtocol):
         # Raised by LangChain's own validation of a pydantic args_schema, before the tool runs;
         # ToolNode returns it to the model.
         allowed_exceptions=("ValidationError",),
+        no_determinism=(
+            "determinism is not part of LangChain's tool contract: a tool answers from a world "
+            "(files, the network, the time) that may change between two calls"
+        ),
     )
     call_snippet = (
         'tool.invoke({{"name": tool.name, "args": {input}, "id": "call", "type": "tool_call"}})'

@@ -36,7 +36,13 @@ class PydanticAIProtocol(ToolProtocol):
     detection_order = 18
     # The tool manager hands the model the value, serialised.
     result = ResultModel("json")
-    policy = Policy(invalid="raise")
+    policy = Policy(
+        invalid="raise",
+        no_determinism=(
+            "determinism is not part of Pydantic AI's tool contract: a tool answers from a "
+            "world (files, the network, the time) that may change between two calls"
+        ),
+    )
     call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
     hints = {
         "no-unexpected-exception": (

@@ -79,6 +79,10 @@ class SmolagentsProtocol(ToolProtocol):
             "smolagents' agent checks the arguments' names and types against the tool's inputs "
             "before the tool runs (validate_tool_arguments)"
         ),
+        no_determinism=(
+            "determinism is not part of smolagents's tool contract: a tool answers from a world "
+            "(files, the network, the time) that may change between two calls"
+        ),
     )
     call_snippet = "tool(**{input}, sanitize_inputs_outputs=True)"
     callable_name = "forward"  # where its tools differ, target() says, tool by tool
