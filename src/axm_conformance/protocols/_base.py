@@ -41,6 +41,7 @@ __all__ = [
     "Target",
     "ToolProtocol",
     "cause",
+    "derives_from",
     "is_async_callable",
     "read",
     "result_facts",
@@ -147,6 +148,16 @@ def signature_facts(function: Any) -> tuple[tuple[ParameterInfo, ...], bool, boo
         p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
     )
     return parameters, takes_var_keyword, True
+
+
+def derives_from(obj: Any, module: str, name: str) -> bool:
+    """Whether ``obj``'s class is, or derives from, a class ``name`` of the package ``module``
+    (or one of its modules): a framework's class recognised without importing the framework."""
+    return any(
+        klass.__name__ == name
+        and (klass.__module__ == module or klass.__module__.startswith(module + "."))
+        for klass in type(obj).__mro__
+    )
 
 
 def is_async_callable(function: Any) -> bool:

@@ -15,19 +15,11 @@ import dataclasses
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Missing, Target, ToolProtocol, read
+from axm_conformance.protocols._base import Missing, Target, ToolProtocol, derives_from, read
 
 __all__ = ["LangChainProtocol"]
 
 _CALL_ID = "axm-conformance"
-
-
-def _is_langchain(obj: Any, name: str) -> bool:
-    """Whether ``obj``'s class is, or derives from, LangChain's class ``name``."""
-    return any(
-        klass.__name__ == name and klass.__module__.startswith("langchain_core.")
-        for klass in type(obj).__mro__
-    )
 
 
 def _overrides(obj: Any, member: str) -> bool:
@@ -78,12 +70,12 @@ class LangChainProtocol(ToolProtocol):
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
-        return _is_langchain(obj, "BaseTool")
+        return derives_from(obj, "langchain_core", "BaseTool")
 
     @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
         """A toolkit's tools (``BaseToolkit.get_tools()``)."""
-        if not _is_langchain(obj, "BaseToolkit"):
+        if not derives_from(obj, "langchain_core", "BaseToolkit"):
             return None
         return list(obj.get_tools())
 

@@ -21,18 +21,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Missing, Target, ToolProtocol, is_async_callable, read
+from axm_conformance.protocols._base import (
+    Missing,
+    Target,
+    ToolProtocol,
+    derives_from,
+    is_async_callable,
+    read,
+)
 
 __all__ = ["OpenAIAgentsProtocol"]
 
 _CALL_ID = "axm-conformance"
-
-
-def _is_function_tool(obj: Any) -> bool:
-    return any(
-        klass.__name__ == "FunctionTool" and klass.__module__.startswith("agents.")
-        for klass in type(obj).__mro__
-    )
 
 
 class OpenAIAgentsProtocol(ToolProtocol):
@@ -66,7 +66,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
-        return _is_function_tool(obj)
+        return derives_from(obj, "agents", "FunctionTool")
 
     @classmethod
     def snippet(cls, input: str) -> tuple[str, ...]:

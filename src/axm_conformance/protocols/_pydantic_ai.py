@@ -15,16 +15,15 @@ import inspect
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Target, ToolProtocol, is_async_callable, read
+from axm_conformance.protocols._base import (
+    Target,
+    ToolProtocol,
+    derives_from,
+    is_async_callable,
+    read,
+)
 
 __all__ = ["PydanticAIProtocol"]
-
-
-def _is_pydantic_ai(obj: Any, name: str) -> bool:
-    return any(
-        klass.__name__ == name and klass.__module__.startswith("pydantic_ai.")
-        for klass in type(obj).__mro__
-    )
 
 
 class PydanticAIProtocol(ToolProtocol):
@@ -57,12 +56,12 @@ class PydanticAIProtocol(ToolProtocol):
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
-        return _is_pydantic_ai(obj, "Tool")
+        return derives_from(obj, "pydantic_ai", "Tool")
 
     @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
         """The tools of a FunctionToolset."""
-        if _is_pydantic_ai(obj, "FunctionToolset"):
+        if derives_from(obj, "pydantic_ai", "FunctionToolset"):
             return list(obj.tools.values())
         return None
 
@@ -125,7 +124,7 @@ class PydanticAIProtocol(ToolProtocol):
         )
 
     def refusal(self, exc: BaseException) -> str:
-        if exc is self.refused_arguments or _is_pydantic_ai(exc, "ModelRetry"):
+        if exc is self.refused_arguments or derives_from(exc, "pydantic_ai", "ModelRetry"):
             return str(exc)
         return ""
 

@@ -14,7 +14,7 @@ import inspect
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Missing, Target, ToolProtocol, read
+from axm_conformance.protocols._base import Missing, Target, ToolProtocol, derives_from, read
 
 __all__ = ["SmolagentsProtocol"]
 
@@ -37,13 +37,6 @@ def _parameters(function: Any) -> list[str]:
         return list(inspect.signature(function).parameters)
     except (TypeError, ValueError):
         return []
-
-
-def _is_smolagents_tool(obj: Any) -> bool:
-    return any(
-        klass.__name__ == "Tool" and klass.__module__ == "smolagents.tools"
-        for klass in type(obj).__mro__
-    )
 
 
 def _schema_of(declared: Any) -> dict[str, Any]:
@@ -90,7 +83,7 @@ class SmolagentsProtocol(ToolProtocol):
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
-        return _is_smolagents_tool(obj)
+        return derives_from(obj, "smolagents", "Tool")
 
     def target(self) -> Target:
         """``forward``; a ``@tool`` function is kept as a function that takes ``self`` first,
