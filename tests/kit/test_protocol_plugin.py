@@ -148,7 +148,8 @@ def test_the_plugin_protocol_is_a_choice_of_the_protocol_setting(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*--axm-protocol: protocol must be one of auto, run, tool_use, axio, amplifier, axm, "
+            "*--axm-protocol: protocol must be one of auto, run, langchain, smolagents, "
+            "openai_agents, pydantic_ai, tool_use, axio, amplifier, axm, "
             "mcp, not 'walk'"
         ]
     )
