@@ -1,9 +1,9 @@
 """Tool protocols: what a protocol is to the kit, and the registry of those it knows.
 
 A protocol is a :class:`ToolProtocol` subclass registered under the entry-point group
-``axm_conformance.protocols``; the kit's own five (AXM, axio, tool_use, Amplifier and MCP) are
-registered the same way. Adding one takes one module, one entry point, a contract page and
-fixtures::
+``axm_conformance.protocols``; the kit's own nine (AXM, axio, tool_use, Amplifier, MCP,
+LangChain, smolagents, the OpenAI Agents SDK and Pydantic AI) are registered the same way.
+Adding one takes one module, one entry point, a contract page and fixtures::
 
     [project.entry-points."axm_conformance.protocols"]
     mine = "my_package.conformance:MyProtocol"
