@@ -29,12 +29,15 @@ def refused(error: str) -> Observation:
 
 @dataclass
 class FakeCaller:
-    """Calls ``tool`` for the tool certified, ``together[ref]`` for a tool loaded beside it.
+    """Calls ``tool`` for the tool certified, ``together[ref]`` for a tool loaded beside it,
+    ``invalid`` for an input that breaks the schema.
     ``reset`` runs at each restart, as a fresh worker forgets the world; every call is kept, in
     order, as (the reference called, "" for the tool certified, and its input)."""
 
     tool: Behaviour
     together: dict[str, Behaviour] = field(default_factory=dict)
+    # How the tool answers an input that breaks its schema (None: the caller refuses it).
+    invalid: Behaviour | None = None
     reset: Callable[[], None] = lambda: None
     calls: list[tuple[str, Any]] = field(default_factory=list)
     restarts: int = 0
@@ -46,6 +49,8 @@ class FakeCaller:
         value, invalid, *rest = args
         ref = rest[1] if len(rest) > 1 else ""
         self.calls.append((ref, value))
+        if invalid and self.invalid is not None:
+            return Answer(value=self.invalid(value))
         if invalid:
             return Answer(value=Observation(status="rejected", rejected_because="invalid"))
         return Answer(value=(self.together[ref] if ref else self.tool)(value))

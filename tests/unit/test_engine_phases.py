@@ -3,6 +3,7 @@ phase concludes, without a worker or a tool process."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -166,6 +167,25 @@ def test_invalid_inputs_refused_before_the_tool_leave_nothing_to_judge() -> None
     assert outcome.status == "skipped"
     assert "every invalid input was refused before reaching the tool" in outcome.messages[0]
     assert all(ref == "" for ref, _ in fake.calls)
+
+
+def test_a_check_no_call_reached_is_blamed_only_on_a_failure_among_its_own_calls() -> None:
+    """Every valid call raised a domain error, and invalid inputs crashed the tool: the result
+    checks are inconclusive (no valid call returned), not blamed on invalid-input-handled,
+    which judged other calls."""
+    tool = subject(
+        input_schema=schema(count={"type": "integer"}),
+        policy=dataclasses.replace(subject().policy, exception="domain"),
+    )
+    fake = FakeCaller(
+        lambda value: raised(exception("LookupError", "raise", message="no such count")),
+        invalid=lambda value: Observation(status="crashed", crash_detail="the worker died"),
+    )
+    report = run(tool, fake, ("result-type", "invalid-input-handled"))
+    outcomes = {outcome.check_id: outcome for outcome in report.outcomes}
+    assert outcomes["invalid-input-handled"].status == "failed"
+    assert outcomes["result-type"].status == "inconclusive"
+    assert "invalid-input-handled" not in outcomes["result-type"].messages[0]
 
 
 READ_ONLY = {"readOnlyHint": True}
