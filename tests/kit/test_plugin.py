@@ -80,7 +80,7 @@ def test_the_header_counts_a_server_apart_from_its_tools(
         (
             "not_tools:NUMBER",
             "'not_tools:NUMBER' is an int (42), not a tool: a tool has a `name` and a member "
-            "an input reaches: `handler` (*) or `execute` (*)",
+            "an input reaches: `invoke` (LangChain) or * or `handler` (*) or `execute` (*)",
         ),
         ("not_tools:PAIR", "'not_tools:PAIR[[]0]' is a str ('a'), not a tool: *"),
         # A server that dies at start: why it gave no tools, with what it said.
@@ -408,7 +408,7 @@ def test_worker_files_reach_the_tool_and_its_reproduction(pytester: pytest.Pytes
 
 
 def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(
         test_imports=(
@@ -423,7 +423,12 @@ def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
             "                   'axm_conformance._pytest_shared'}, kit\n"
         )
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--axm-tool=zoo_axm:X")
+    # The kit's plugin alone: another installed plugin (langsmith's, which langchain-core
+    # brings) may import what it likes.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "_axm_conformance_pytestplugin", "--axm-tool=zoo_axm:X"
+    )
     result.assert_outcomes(passed=1)
 
 

@@ -886,7 +886,7 @@ CASES = [
     case(
         "result-consistent",
         "data as a list",
-        failure("data is list [1], expected a dict"),
+        failure("data is list, expected a dict"),
         call=call(ok(data=[1])),
     ),
     case(

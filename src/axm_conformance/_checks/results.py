@@ -225,9 +225,10 @@ def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Fou
     for name, types in model.fields.items():
         kind = result.field_types.get(name)
         if kind is not None and types and kind not in types:
-            yield (
-                f"{name} is {kind} {result.fields.get(name)!r}, expected "
-                + " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+            # The success field's value is shown: a truthy "false" is the trap it sets.
+            shown = f"{kind} {result.fields.get(name)!r}" if name == field else kind
+            yield f"{name} is {shown}, expected " + " or ".join(
+                _TYPE_NAMES.get(t, t) for t in types
             )
             if name == field:
                 return

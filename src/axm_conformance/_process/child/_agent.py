@@ -271,7 +271,8 @@ def _invoke(
     watch = Watch(state)
     # An in-process tool works in the worker's directory: what a call changes there is its
     # world, which the same input meets changed the next time.
-    workdir = snapshot(os.getcwd()) if "in-process" in protocol.capabilities else None
+    state.home = state.home or os.getcwd()
+    workdir = snapshot(state.home) if "in-process" in protocol.capabilities else None
     protocol.handler_called = None
     started = time.perf_counter()
     try:

@@ -28,6 +28,9 @@ class ToolState(Generic[ProtocolT]):
     # snapshot is taken just before the first call, not at load: a worker may be started while
     # another tool is still being certified.
     files: FileWatch | None = field(default=None, repr=False)
+    # The tool's working directory, as the worker gave it before the first call: a tool may
+    # move elsewhere (os.chdir), and what it changes is still looked for here.
+    home: str = ""
     # What loading the tool left to do once it is no longer used (an Amplifier module's cleanups).
     cleanups: list[Callable[[], Any]] = field(default_factory=list, repr=False)
     # The other tools of its server or package, by reference, loaded beside it to prepare its
