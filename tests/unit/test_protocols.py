@@ -848,14 +848,10 @@ def test_the_member_an_input_reaches_is_read_tool_by_tool() -> None:
 
 def test_a_reproduction_snippet_is_lines_whose_last_is_the_call() -> None:
     assert PerToolProtocol.snippet("{'a': 1}") == ("tool.go({'a': 1})",)
-    assert zoo_amplifier_protocol().snippet("{}") == (
+    assert protocol_named("amplifier").snippet("{}") == (
         "import asyncio",
         "asyncio.run(tool.execute({}))",
     )
-
-
-def zoo_amplifier_protocol() -> type[ToolProtocol]:
-    return protocol_named("amplifier")
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,7 @@ __all__ = [
     "cause",
     "derives_from",
     "is_async_callable",
+    "no_determinism_in",
     "read",
     "result_facts",
     "signature_facts",
@@ -148,6 +149,14 @@ def signature_facts(function: Any) -> tuple[tuple[ParameterInfo, ...], bool, boo
         p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
     )
     return parameters, takes_var_keyword, True
+
+
+def no_determinism_in(runtime: str) -> str:
+    """Why tools of ``runtime`` are not judged for determinism (``Policy.no_determinism``)."""
+    return (
+        f"determinism is not part of {runtime}'s tool contract: a tool answers from a world "
+        "(files, the network, the time) that may change between two calls"
+    )
 
 
 def derives_from(obj: Any, module: str, name: str) -> bool:

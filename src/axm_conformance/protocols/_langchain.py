@@ -15,7 +15,14 @@ import dataclasses
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Missing, Target, ToolProtocol, derives_from, read
+from axm_conformance.protocols._base import (
+    Missing,
+    Target,
+    ToolProtocol,
+    derives_from,
+    no_determinism_in,
+    read,
+)
 
 __all__ = ["LangChainProtocol"]
 
@@ -49,10 +56,7 @@ class LangChainProtocol(ToolProtocol):
         # Raised by LangChain's own validation of a pydantic args_schema, before the tool runs;
         # ToolNode returns it to the model.
         allowed_exceptions=("ValidationError",),
-        no_determinism=(
-            "determinism is not part of LangChain's tool contract: a tool answers from a world "
-            "(files, the network, the time) that may change between two calls"
-        ),
+        no_determinism=no_determinism_in("LangChain"),
     )
     call_snippet = (
         'tool.invoke({{"name": tool.name, "args": {input}, "id": "call", "type": "tool_call"}})'

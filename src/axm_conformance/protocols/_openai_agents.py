@@ -27,6 +27,7 @@ from axm_conformance.protocols._base import (
     ToolProtocol,
     derives_from,
     is_async_callable,
+    no_determinism_in,
     read,
 )
 
@@ -46,10 +47,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
         invalid="raise",
         # Raised by the SDK's own parsing and validation of the arguments, before the function.
         allowed_exceptions=("ModelBehaviorError",),
-        no_determinism=(
-            "determinism is not part of the Agents SDK's tool contract: a tool answers from a "
-            "world (files, the network, the time) that may change between two calls"
-        ),
+        no_determinism=no_determinism_in("the Agents SDK"),
     )
     call_snippet = (
         "asyncio.run(tool.on_invoke_tool(ToolContext(context=None, tool_name=tool.name, "

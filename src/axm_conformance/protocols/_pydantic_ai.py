@@ -20,6 +20,7 @@ from axm_conformance.protocols._base import (
     ToolProtocol,
     derives_from,
     is_async_callable,
+    no_determinism_in,
     read,
 )
 
@@ -37,10 +38,7 @@ class PydanticAIProtocol(ToolProtocol):
     result = ResultModel("json")
     policy = Policy(
         invalid="raise",
-        no_determinism=(
-            "determinism is not part of Pydantic AI's tool contract: a tool answers from a "
-            "world (files, the network, the time) that may change between two calls"
-        ),
+        no_determinism=no_determinism_in("Pydantic AI"),
     )
     call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
     hints = {

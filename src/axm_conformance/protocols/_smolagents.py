@@ -14,7 +14,14 @@ import inspect
 from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import Missing, Target, ToolProtocol, derives_from, read
+from axm_conformance.protocols._base import (
+    Missing,
+    Target,
+    ToolProtocol,
+    derives_from,
+    no_determinism_in,
+    read,
+)
 
 __all__ = ["SmolagentsProtocol"]
 
@@ -72,10 +79,7 @@ class SmolagentsProtocol(ToolProtocol):
             "smolagents' agent checks the arguments' names and types against the tool's inputs "
             "before the tool runs (validate_tool_arguments)"
         ),
-        no_determinism=(
-            "determinism is not part of smolagents's tool contract: a tool answers from a world "
-            "(files, the network, the time) that may change between two calls"
-        ),
+        no_determinism=no_determinism_in("smolagents"),
     )
     call_snippet = "tool(**{input}, sanitize_inputs_outputs=True)"
     callable_name = "forward"  # where its tools differ, target() says, tool by tool
