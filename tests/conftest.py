@@ -9,7 +9,12 @@ from typing import Any
 
 import pytest
 
+from axm_conformance._checks import load_check_plugins
 from axm_conformance._process.system import _platform
+
+# The checks plugins register (the MCP protocol's), as every run of the kit registers them
+# before it reads the registry: tests read it directly.
+load_check_plugins()
 
 REPO = Path(__file__).resolve().parents[1]
 # The official JSON-Schema-Test-Suite, as the kit ships it (package data, with its licence): the

@@ -75,7 +75,7 @@ def _fitting(lines: list[str], most: int, size: int) -> int:
 # user, copies of the worker files, a server's added environment, and calls as root of a tool
 # that writes files or runs commands (made in a throw-away directory, not the user's). A failure
 # found with any of these is reproduced through the worker only.
-_WORKER_ONLY = ("worker_user", "worker_files", "mcp_env", "allow_root")
+_WORKER_ONLY = ("worker_user", "worker_files", "server_env", "allow_root")
 
 
 def _reproduced(settings: Settings) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from axm_conformance._workdir import Change
 
 __all__ = [
     "CONTENT_BLOCKS",
+    "INVALID_PARAMS",
     "PROGRAMMING_ERRORS",
     "Call",
     "CallableInfo",
@@ -27,7 +28,6 @@ __all__ = [
     "Reading",
     "ResultFacts",
     "ResultModel",
-    "ServerFacts",
     "SideEffect",
     "Step",
     "SubjectInfo",
@@ -35,7 +35,6 @@ __all__ = [
     "canonical_json",
     "first_difference",
     "jsonable",
-    "last_said",
 ]
 
 Origin = Literal["os", "raise", "other"]
@@ -83,6 +82,11 @@ class CallableInfo:
     parameters: tuple[ParameterInfo, ...] = ()
     takes_var_keyword: bool = False
     has_signature: bool = False
+
+
+# JSON-RPC's error for a request whose parameters are not what the method takes: the refusal of
+# an invalid input under the policy invalid="json-rpc".
+INVALID_PARAMS = -32602
 
 
 @dataclass(frozen=True)
@@ -212,54 +216,6 @@ def _one_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def last_said(stderr_tail: str) -> str:
-    """What a server's report adds about its stderr: its last line, or nothing."""
-    last = stderr_tail.strip().splitlines()[-1:]
-    return f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
-
-
-@dataclass(frozen=True)
-class ServerFacts:
-    """A tool server as a whole, seen in a session of its own: how it answered the handshake,
-    what it listed, what it wrote, and how it ended when its input closed.
-
-    ``started`` is "" when the handshake succeeded, else why it did not. ``listings`` holds the
-    tool names of each complete listing (two, when both completed), ``listing_error`` why one
-    did not. ``unknown_tool`` says how it answered a call of a tool it does not list ("" when
-    with the error invalid params). ``strays`` are the lines of stdout that are not JSON-RPC
-    messages, and ``message_errors`` where a message breaks the official schema of its
-    version. ``exited``
-    says whether the server exited within ``exit_grace`` seconds of its input closing (None when
-    it never started), ``leftovers`` the processes it left running.
-
-    Once it exited so, it is started again, each tool it listed is called once, and it is closed
-    the same way: ``called`` names the tools that answered, ``exited_after_calls`` and
-    ``leftovers_after_calls`` say how it ended then (None and () when that session was not
-    closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
-    the server, a handshake not answered again; "" when it did not).
-    """
-
-    started: str
-    version: str = ""
-    probe: str = ""
-    seconds: float = 0.0
-    capabilities: dict[str, Any] = field(default_factory=dict)
-    listings: tuple[tuple[str, ...], ...] = ()
-    listing_error: str = ""
-    strays: tuple[str, ...] = ()
-    message_errors: tuple[str, ...] = ()
-    unknown_tool: str = ""  # how the server answered a call of a tool it does not list
-    exit_grace: float = 2.0
-    exited: bool | None = None
-    leftovers: tuple[str, ...] = ()
-    stderr_tail: str = ""
-    called: tuple[str, ...] = ()
-    exited_after_calls: bool | None = None
-    leftovers_after_calls: tuple[str, ...] = ()
-    calls_ended: str = ""
-    duration: float = 0.0  # seconds it took to observe, charged to the server's checks
-
-
 @dataclass(frozen=True)
 class SubjectInfo:
     """Everything the static checks need to know about one tool, read without calling it.
@@ -306,8 +262,11 @@ class SubjectInfo:
     shadowed_by: tuple[str, ...] = ()
     # What the tool declares about its behaviour (MCP's annotations: readOnlyHint, ...).
     annotations: dict[str, Any] = field(default_factory=dict)
-    # Set for a tool server as a whole (MCP's): the subject of the server-level checks.
-    server: ServerFacts | None = None
+    # Set for a tool server as a whole: what its protocol observed of it (MCP's ServerFacts),
+    # which that protocol's server checks judge.
+    server: Any = None
+    # Seconds describing the subject took (a server observed whole), charged to its checks.
+    described_in: float = 0.0
     # The other protocols whose shape the tool has, when detection chose its protocol among
     # several that do not narrow one another.
     also_detected: tuple[str, ...] = ()

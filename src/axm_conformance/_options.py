@@ -224,12 +224,13 @@ OPTIONS: tuple[Option, ...] = (
         path=True,
     ),
     Option(
-        "--axm-mcp-env",
-        "axm_mcp_env",
-        "NAME=VALUE: a variable an MCP server's environment gets, which otherwise holds only "
-        "PATH, LANG and the throw-away HOME. Repeatable (one per line in the ini).",
+        "--axm-server-env",
+        "axm_server_env",
+        "NAME=VALUE: a variable the environment of a tool server (an MCP server) gets, which "
+        "otherwise holds only PATH, LANG and the throw-away HOME. Repeatable (one per line in "
+        "the ini).",
         metavar="NAME=VALUE",
-        setting="mcp_env",
+        setting="server_env",
         parse=parse_assignments,
         expected="NAME=VALUE",
         repeatable=True,

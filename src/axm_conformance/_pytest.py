@@ -34,7 +34,7 @@ from axm_conformance._certificate import (
     verdict_line,
     write_json,
 )
-from axm_conformance._checks import CHECKS, Check, checks_for
+from axm_conformance._checks import CHECKS, Check, checks_for, load_check_plugins
 from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
@@ -612,6 +612,7 @@ def register(config: pytest.Config) -> None:
     named (then no tool need be)."""
     try:
         registered()
+        load_check_plugins()
     except RegistryError as exc:
         raise pytest.UsageError(f"axm-conformance: {exc}") from None
     settings = settings_from_config(config)

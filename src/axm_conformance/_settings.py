@@ -48,12 +48,12 @@ class Settings:
     (unprivileged) account tool code runs as, ``worker_files`` a directory whose contents are
     copied into the worker's working directory before it starts, ``allow_root`` to call tools
     that declare write or execute access as root, ``sys_path`` entries the worker imports tools
-    from, ``mcp_env`` (name, value) pairs an MCP server's environment gets, ``pace`` the
-    seconds to leave at least between two calls of a tool (0: none), ``sandbox`` whether
-    workers run in a sandbox ("auto": where one can be built, "required", "off"), ``network``
-    the names of the tools that reach the network in it besides those that declare they need
-    one ("*": every tool), ``long_lived`` (tool name, reason) pairs exempt from the check that
-    a call leaves no process running.
+    from, ``server_env`` (name, value) pairs the environment of a tool server (MCP's) gets,
+    ``pace`` the seconds to leave at least between two calls of a tool (0: none), ``sandbox``
+    whether workers run in a sandbox ("auto": where one can be built, "required", "off"),
+    ``network`` the names of the tools that reach the network in it besides those that declare
+    they need one ("*": every tool), ``long_lived`` (tool name, reason) pairs exempt from the
+    check that a call leaves no process running.
     """
 
     examples: int = 100
@@ -71,7 +71,7 @@ class Settings:
     worker_files: str | None = None
     allow_root: bool = False
     sys_path: tuple[str, ...] = ()
-    mcp_env: tuple[tuple[str, str], ...] = ()
+    server_env: tuple[tuple[str, str], ...] = ()
     pace: float = 0.0
     sandbox: str = "auto"
     network: tuple[str, ...] = ()
@@ -151,17 +151,18 @@ class Settings:
             raise SettingsError(
                 "network", f"network names tools, or '*' for all, not {self.network!r}"
             )
-        for entry in self.mcp_env:
+        for entry in self.server_env:
             if not (
                 len(entry) == 2
                 and all(isinstance(part, str) for part in entry)
                 and entry[0].isidentifier()
             ):
                 raise SettingsError(
-                    "mcp_env", f"mcp_env entries are (name, value) pairs, not {entry!r}"
+                    "server_env", f"server_env entries are (name, value) pairs, not {entry!r}"
                 )
-        from axm_conformance._checks import CHECKS
+        from axm_conformance._checks import CHECKS, load_check_plugins
 
+        load_check_plugins()
         unknown = [check for check in self.checks if check not in CHECKS]
         if unknown:
             raise SettingsError(

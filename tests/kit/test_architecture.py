@@ -8,6 +8,7 @@ function-level import is found too.
 from __future__ import annotations
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -188,14 +189,50 @@ def test_the_child_side_never_reaches_the_engine_the_checks_or_pytest(entry: str
     """What runs in a worker judges nothing: the engine, the checks and the pytest plugin stay
     in the kit's process, whatever the child side imports on the way."""
     reached = reachable(entry)
-    forbidden = {
+    assert judging(reached) == set()
+    assert not any(third_party(name) & {"pytest", "_pytest"} for name in reached)
+
+
+def judging(modules: set[str]) -> set[str]:
+    """The modules among these that judge: the engine, the checks (the kit's and a protocol's
+    own ``_checks``) and the pytest plugin, which stay in the kit's process."""
+    return {
         name
-        for name in reached
+        for name in modules
         if name in ("axm_conformance._pytest", PLUGIN)
         or name.startswith(("axm_conformance._checks", "axm_conformance._engine"))
+        or name.endswith("._checks")
     }
-    assert forbidden == set()
-    assert not any(third_party(name) & {"pytest", "_pytest"} for name in reached)
+
+
+PYPROJECT = tomllib.loads((SRC.parent / "pyproject.toml").read_text(encoding="utf-8"))
+ENTRY_POINTS = PYPROJECT["project"]["entry-points"]
+MCP = "axm_conformance.protocols.mcp"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    sorted(
+        {target.partition(":")[0] for target in ENTRY_POINTS["axm_conformance.protocols"].values()}
+    ),
+)
+def test_a_protocol_loaded_in_a_worker_brings_no_check_engine_or_pytest(entry: str) -> None:
+    """A worker loads the protocols by their entry points: what one imports stays free of the
+    checks (registered apart, under ``axm_conformance.checks``), the engine and pytest."""
+    assert judging(reachable(entry)) == set()
+
+
+def test_mcp_is_a_plugin_no_module_outside_its_package_imports() -> None:
+    """The MCP protocol and its checks are reached only through their entry points: no module
+    of the core (the checks, the engine, the observation, the settings) imports the wire."""
+    importers = {
+        name
+        for name in MODULES
+        if not name.startswith(MCP) and any(other.startswith(MCP) for other in GRAPH[name])
+    }
+    assert importers == set()
+    assert ENTRY_POINTS["axm_conformance.protocols"]["mcp"] == f"{MCP}:McpProtocol"
+    assert ENTRY_POINTS["axm_conformance.checks"]["mcp"] == f"{MCP}._checks"
 
 
 def test_the_process_boundary_has_its_three_parts_and_the_system_part_stands_alone() -> None:

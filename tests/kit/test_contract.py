@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import zoo_plain
-from axm_conformance._checks import CHECKS, Check, Context
+from axm_conformance._checks import CHECKS, Check, CheckContext
 from axm_conformance._engine._session import _MAX_CRASHES
 from axm_conformance.protocols import protocol_for, registered
 
@@ -303,7 +303,7 @@ def test_the_documented_crash_limit_is_the_engines() -> None:
 
 def test_the_protocol_shape_example_is_what_the_check_says() -> None:
     subject = protocol_for(zoo_plain.Calculator(), "zoo_plain:Calculator").describe()
-    (finding,) = CHECKS["protocol-shape"].findings(subject, None, Context(settings=None))
+    (finding,) = CHECKS["protocol-shape"].findings(subject, None, CheckContext(settings=None))
     (section,) = sections_of("protocol-shape")
     assert f"    - {finding.text}" in section.body.splitlines(), (
         f"{rel(section.page)}:{section.line}: the example should show: {finding.text}"

@@ -189,7 +189,7 @@ def test_without_its_worker_files_a_tool_that_reads_them_is_inconclusive() -> No
     (message,) = inconclusive["result-type"]
     assert message.startswith("inconclusive: no call returned a value")
     assert "FileNotFoundError (raised through HandlerError) in " in message
-    assert message.endswith("or, for a server, the environment it needs (--axm-mcp-env)")
+    assert message.endswith("or, for a server, the environment it needs (--axm-server-env)")
     (unserved,) = inconclusive["call-completes"]
     assert unserved.startswith(
         f"inconclusive: no valid call was served ({tool.calls['valid']} valid calls: 0 served, "

@@ -18,7 +18,7 @@ import pytest
 
 from axm_conformance import check_tool
 from axm_conformance._checks import checks_for
-from axm_conformance.protocols._mcp import McpProtocol
+from axm_conformance.protocols.mcp import McpProtocol
 from tests.conftest import FIXTURES
 from tests.kit.test_fixture_zoo import SEEDS
 
@@ -66,13 +66,13 @@ def test_every_check_of_an_mcp_server_has_a_fixture_that_fails_or_warns_on_it() 
 def test_a_server_gets_path_lang_home_and_what_the_run_adds_from_the_ini(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ini names the server (``axm_tools``) and adds to its environment (``axm_mcp_env``);
+    """The ini names the server (``axm_tools``) and adds to its environment (``axm_server_env``);
     nothing else of the kit's environment reaches it."""
     monkeypatch.setenv("KIT_SECRET", "do not leak")
     monkeypatch.setenv("LANG", "C.UTF-8")
     command = shlex.join([sys.executable, str(SERVERS / "word_server.py"), "--name-with-env"])
     pytester.makeini(
-        f"[pytest]\naxm_tools =\n    mcp:{command}\naxm_mcp_env =\n    GREETING=hello world\n"
+        f"[pytest]\naxm_tools =\n    mcp:{command}\naxm_server_env =\n    GREETING=hello world\n"
     )
     result = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--axm-conformance", "--axm-examples=5", "--axm-report=cert.json"
@@ -84,14 +84,18 @@ def test_a_server_gets_path_lang_home_and_what_the_run_adds_from_the_ini(
     assert {tool["key"] for tool in tools} >= {"SERVER", "word_count", "set_mode"}
 
 
-def test_an_mcp_env_line_that_is_not_an_assignment_is_a_usage_error(
+def test_a_server_env_line_that_is_not_an_assignment_is_a_usage_error(
     pytester: pytest.Pytester,
 ) -> None:
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--axm-conformance", "--axm-tool=mcp:true", "--axm-mcp-env=NOPE"
+        "-p",
+        "no:cacheprovider",
+        "--axm-conformance",
+        "--axm-tool=mcp:true",
+        "--axm-server-env=NOPE",
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--axm-mcp-env: 'NOPE' is not NAME=VALUE*"])
+    result.stderr.fnmatch_lines(["*--axm-server-env: 'NOPE' is not NAME=VALUE*"])
 
 
 def test_a_command_that_cannot_run_is_a_usage_error(pytester: pytest.Pytester) -> None:
@@ -110,9 +114,9 @@ def test_a_servers_checks_are_charged_the_time_it_took_to_observe() -> None:
     the checks that judge what was seen: their durations add up to at least that time."""
     report = check_tool(ref({"script": "word_server.py"}), checks=("server-stdout-clean",))
     (server,) = [tool for tool in report.tools if tool.subject.kind == "server"]
-    facts = server.subject.server
-    assert facts is not None and facts.duration > facts.seconds > 0
-    assert sum(outcome.duration for outcome in server.outcomes) >= facts.duration
+    facts, seconds = server.subject.server, server.subject.described_in
+    assert facts is not None and seconds > facts.seconds > 0
+    assert sum(outcome.duration for outcome in server.outcomes) >= seconds
 
 
 RATE_LIMITED = {"script": "word_server.py", "args": ["--era", "current", "--rate-limit", "10/2"]}

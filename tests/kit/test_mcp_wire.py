@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance.protocols._mcp_wire import (
+from axm_conformance.protocols.mcp._wire import (
     CURRENT,
     LEGACY,
     ServerGone,

@@ -14,7 +14,7 @@ import zoo_amplifier
 import zoo_axio
 import zoo_axm
 import zoo_tool_use
-from axm_conformance._checks import CHECKS, Context
+from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._observation import (
     Call,
     ExceptionInfo,
@@ -65,7 +65,7 @@ def raised(protocol: str, error: ExceptionInfo, *, invalid: bool = False) -> Cal
 
 def judge(check_id: str, protocol: str, call: Call) -> list[Finding]:
     check = CHECKS[check_id]
-    return list(check.findings(SUBJECTS[protocol], call, Context(settings=None)))
+    return list(check.findings(SUBJECTS[protocol], call, CheckContext(settings=None)))
 
 
 def verdict(findings: list[Finding]) -> str:
@@ -199,7 +199,9 @@ def test_a_subject_without_absorbers_fails_what_it_would_otherwise_warn() -> Non
     policy = dataclasses.replace(axm.policy, exception_absorber="", invalid_absorber="")
     bare = dataclasses.replace(axm, policy=policy)
     call = raised("axm", exception("OSError", "os"))
-    findings = list(CHECKS["no-unexpected-exception"].findings(bare, call, Context(settings=None)))
+    findings = list(
+        CHECKS["no-unexpected-exception"].findings(bare, call, CheckContext(settings=None))
+    )
     assert verdict(findings) == "fails"
     assert "nothing in the AXM runtime turns it into an error the model reads" in findings[0].text
 

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from axm_conformance._checks import CHECKS, Context
+from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._observation import (
     Call,
     ExceptionInfo,
     Observation,
     ResultModel,
-    ServerFacts,
     SideEffect,
     SubjectInfo,
     Varied,
@@ -29,7 +28,7 @@ from axm_conformance._outcomes import Finding, Severity, failure, not_run, note,
 from axm_conformance._settings import Settings
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import CAPABILITIES
-from axm_conformance.protocols._mcp import McpProtocol
+from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
 from tests.unit.factories import (
     AXIO_POLICY,
     STR_RESULT,
@@ -1669,7 +1668,7 @@ CASES = [
 
 def judge(item: Case) -> tuple[Finding, ...]:
     others = (item.subject, *item.others)
-    context = Context(settings=Settings(), subjects=others)
+    context = CheckContext(settings=Settings(), subjects=others)
     return CHECKS[item.check_id].findings(item.subject, item.call, context)
 
 

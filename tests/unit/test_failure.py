@@ -173,7 +173,7 @@ EVERY_SETTING: dict[str, Any] = {
     "tool_budget": 60.0,
     "worker_user": "nobody",
     "allow_root": True,
-    "mcp_env": (("TOKEN", "a b"), ("MODE", "x=1")),
+    "server_env": (("TOKEN", "a b"), ("MODE", "x=1")),
     "pace": 0.5,
     "sandbox": "off",
     "network": ("shout",),
@@ -210,7 +210,7 @@ def test_the_settings_of_a_contained_run_reach_both_reproductions(tmp_path: Path
     run = Settings(
         worker_user="nobody",
         worker_files=str(files),
-        mcp_env=(("API_TOKEN", "t0k en"),),
+        server_env=(("API_TOKEN", "t0k en"),),
         timeout=2.0,
         protocol="axm",
     )
@@ -218,7 +218,7 @@ def test_the_settings_of_a_contained_run_reach_both_reproductions(tmp_path: Path
     for option in [
         "--axm-worker-user=nobody",
         f"--axm-worker-files={files}",
-        "--axm-mcp-env=API_TOKEN=t0k en",
+        "--axm-server-env=API_TOKEN=t0k en",
         "--axm-timeout=2.0",
         "--axm-protocol=axm",
     ]:
@@ -229,7 +229,7 @@ def test_the_settings_of_a_contained_run_reach_both_reproductions(tmp_path: Path
         "seed": 1,
         "worker_user": "nobody",
         "worker_files": str(files),
-        "mcp_env": (("API_TOKEN", "t0k en"),),
+        "server_env": (("API_TOKEN", "t0k en"),),
         "timeout": 2.0,
         "protocol": "axm",
     }
@@ -240,7 +240,7 @@ def test_the_settings_of_a_contained_run_reach_both_reproductions(tmp_path: Path
     [
         {"worker_user": "nobody"},
         {"worker_files": "."},
-        {"mcp_env": (("A", "1"),)},
+        {"server_env": (("A", "1"),)},
         {"allow_root": True},
     ],
     ids=lambda setting: next(iter(setting)),

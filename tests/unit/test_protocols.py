@@ -24,7 +24,7 @@ import zoo_openai_agents
 import zoo_pydantic_ai
 import zoo_smolagents
 import zoo_tool_use
-from axm_conformance._checks import CHECKS, Context
+from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._feeds import FEEDS
 from axm_conformance._refs import clean_up, load
 from axm_conformance.protocols import (
@@ -42,8 +42,8 @@ from axm_conformance.protocols import (
     tool_from,
 )
 from axm_conformance.protocols._base import LoadOptions
-from axm_conformance.protocols._mcp import McpTool, _Connection
 from axm_conformance.protocols._registry import UnknownProtocol
+from axm_conformance.protocols.mcp._server import Connection, McpTool
 from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
 from tests.conftest import FIXTURES
 
@@ -750,7 +750,9 @@ def test_two_protocols_that_detect_one_object_are_both_named(
     entry_points("tests.unit.test_protocols:ExecuteRunProtocol", installed=True)
     chosen = protocol_for(zoo_axm.SlugTool(), "zoo_axm:SlugTool")
     assert (chosen.name, chosen.rivals) == ("axm", ("execute-run",))
-    (finding,) = CHECKS["protocol-shape"].findings(chosen.describe(), None, Context(settings=None))
+    (finding,) = CHECKS["protocol-shape"].findings(
+        chosen.describe(), None, CheckContext(settings=None)
+    )
     assert finding.text.startswith(
         "it has the shape of execute-run tools too, and was certified as AXM's"
     )
@@ -881,7 +883,7 @@ def test_a_tool_named_as_another_protocols_says_which_it_looks_like(
     described = protocol_for(tool, "entry-point:axm.tools:t", named).describe()
     assert described.protocol == "unknown"
     assert isinstance(described.name, str)  # read as the protocol it looks like reads it
-    (finding,) = CHECKS["protocol-shape"].findings(described, None, Context(settings=None))
+    (finding,) = CHECKS["protocol-shape"].findings(described, None, CheckContext(settings=None))
     assert finding.text.endswith(says)
 
 
@@ -898,7 +900,7 @@ def _text_result(text: str, *, failed: bool = False) -> dict[str, Any]:
 def test_an_mcp_success_in_the_form_of_the_servers_own_errors_is_told() -> None:
     """The form of a server's errors is learnt from its failed answers, whichever tool gave
     them: their text up to the first ': ', or the whole message when it has none."""
-    connection = _Connection(["server"], LoadOptions())
+    connection = Connection(["server"], LoadOptions())
     tool = McpTool(connection, definition={"name": "read"})
     neighbour = McpTool(connection, definition={"name": "write"})
     tool.remember(_text_result("Error: no such file", failed=True))

@@ -1,23 +1,29 @@
-"""The registry of checks, one module per subject; importing this registers them all."""
+"""The registry of checks, one module per subject; importing this registers the kit's own.
 
-from axm_conformance._checks import (
-    behaviour,
-    guards,
-    hints,
-    invalid,
-    results,
-    schema,
-    server,
-    structure,
-    wire,
+Checks of plugins (the MCP protocol's among them) are registered by :func:`load_check_plugins`.
+"""
+
+from axm_conformance._checks import behaviour, guards, hints, invalid, results, schema, structure
+from axm_conformance._checks._registry import (
+    CHECKS,
+    ENTRY_POINT_GROUP,
+    GROUPS,
+    Check,
+    CheckContext,
+    check,
+    checks_for,
+    load_check_plugins,
 )
-from axm_conformance._checks._registry import CHECKS, GROUPS, Check, Context, check, checks_for
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for"]
+__all__ = [
+    "CHECKS",
+    "ENTRY_POINT_GROUP",
+    "GROUPS",
+    "Check",
+    "CheckContext",
+    "check",
+    "checks_for",
+    "load_check_plugins",
+]
 
-del behaviour, guards, hints, invalid, results, schema, server, structure, wire
-
-# Import order is alphabetical; list the checks in group order (stable within a group).
-_ordered = sorted(CHECKS.values(), key=lambda registered: GROUPS.index(registered.group))
-CHECKS.clear()
-CHECKS.update((registered.id, registered) for registered in _ordered)
+del behaviour, guards, hints, invalid, results, schema, structure

@@ -6,28 +6,51 @@ findings). The engine adds the tool, the input, the traceback and how to reprodu
 title is the first line of its docstring. Static checks see the tool's description; per-call
 checks also see one call. A check that needs something only some protocols offer requires that
 capability, and never names a protocol.
+
+:func:`check` is public (``axm_conformance.check``): a project registers a check of its own by
+decorating a function in a module it imports (its ``conftest.py``), a package by naming such a
+module under the entry-point group ``axm_conformance.checks`` (as the MCP protocol registers its
+wire and server checks). conformance/custom-checks.md documents it.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
-from axm_conformance._feeds import VALID, Feed
+from axm_conformance._feeds import FEEDS, VALID, Feed
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, Severity, note
-from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols import CAPABILITIES, RegistryError
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Context", "check", "checks_for", "first_few"]
+__all__ = [
+    "CHECKS",
+    "ENTRY_POINT_GROUP",
+    "GROUPS",
+    "STATUSES",
+    "Check",
+    "CheckContext",
+    "check",
+    "checks_for",
+    "first_few",
+    "load_check_plugins",
+]
+
+# The entry-point group naming modules whose import registers checks.
+ENTRY_POINT_GROUP = "axm_conformance.checks"
+# What a call may end in; a per-call check considers some of them.
+STATUSES = ("returned", "raised", "crashed", "rejected")
 
 
 @dataclass
-class Context:
+class CheckContext:
     """What a check may consult besides the tool: settings, the other tools, shared caches."""
 
     settings: Any
@@ -112,7 +135,7 @@ class Check:
         return note(reason) if isinstance(reason, str) else reason
 
     def findings(
-        self, subject: SubjectInfo, call: Call | None, context: Context
+        self, subject: SubjectInfo, call: Call | None, context: CheckContext
     ) -> tuple[Finding, ...]:
         """What the check finds about the tool (and the call, for a per-call check)."""
         found = (
@@ -123,7 +146,7 @@ class Check:
         return tuple(item if isinstance(item, Finding) else Finding(item) for item in found)
 
     def violations(
-        self, subject: SubjectInfo, call: Call | None, context: Context
+        self, subject: SubjectInfo, call: Call | None, context: CheckContext
     ) -> tuple[Finding, ...]:
         """The findings that are violations (failures, warnings), not notes."""
         return tuple(
@@ -156,22 +179,46 @@ def check(
     considers: tuple[str, ...] = (),
     repeats: bool = False,
     opt_out: str = "",
-    feed: Feed = VALID,
+    feed: Feed | str = VALID,
     requires: tuple[str, ...] = (),
     subject: Literal["tool", "server"] = "tool",
     varies: bool = False,
     reads_world: bool = False,
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
-    """Register a check under a stable ``id``; its docstring's first line is its title."""
+    """Register a check under a stable ``id``; its docstring's first line is its title.
+
+    ``group`` is one of :data:`GROUPS` (checks run and are listed group by group). A check with
+    ``considers`` (statuses of :data:`STATUSES`) is called once per call of its ``feed`` (a name
+    of :data:`~axm_conformance._feeds.FEEDS`, "valid" by default) as ``function(subject, call,
+    context)``; one without, once per tool as ``function(subject, context)``. ``requires``
+    names capabilities of :data:`~axm_conformance.protocols.CAPABILITIES`. A registration that
+    names anything unknown raises :class:`ValueError` saying what it knows.
+    """
+    chosen = FEEDS.get(feed) if isinstance(feed, str) else feed
+    problems = [
+        *([f"id {id!r} is registered twice"] if id in CHECKS else []),
+        *(
+            [f"an unknown group {group!r} (known: {', '.join(GROUPS)})"]
+            if group not in GROUPS
+            else []
+        ),
+        *[
+            f"an unknown status {status!r} to consider (known: {', '.join(STATUSES)})"
+            for status in considers
+            if status not in STATUSES
+        ],
+        *([f"an unknown feed {feed!r} (known: {', '.join(FEEDS)})"] if chosen is None else []),
+        *[
+            f"an unknown capability {capability!r} (known: {', '.join(CAPABILITIES)})"
+            for capability in requires
+            if capability not in CAPABILITIES
+        ],
+    ]
+    if problems:
+        raise ValueError(f"check {id!r}: {'; '.join(problems)}")
+    assert chosen is not None
 
     def register(function: Callable[..., Found]) -> Callable[..., Found]:
-        if id in CHECKS:
-            raise ValueError(f"check id {id!r} is registered twice")
-        if group not in GROUPS:
-            raise ValueError(f"check {id!r} names an unknown group {group!r}")
-        unknown = [capability for capability in requires if capability not in CAPABILITIES]
-        if unknown:
-            raise ValueError(f"check {id!r} requires unknown capabilities {unknown!r}")
         title = inspect.getdoc(function) or ""
         CHECKS[id] = Check(
             id=id,
@@ -182,17 +229,41 @@ def check(
             considers=frozenset(considers),
             repeats=repeats,
             opt_out=opt_out,
-            feed=feed,
+            feed=chosen,
             requires=requires,
             subject=subject,
             varies=varies,
             reads_world=reads_world,
         )
+        # Listed in group order whenever registered, stable within a group.
+        ordered = sorted(CHECKS.values(), key=lambda registered: GROUPS.index(registered.group))
+        CHECKS.clear()
+        CHECKS.update((registered.id, registered) for registered in ordered)
         return function
 
     return register
 
 
+@functools.cache
+def load_check_plugins() -> tuple[str, ...]:
+    """Import every module registered under :data:`ENTRY_POINT_GROUP` (which registers its
+    checks), once; the names of their entry points. :class:`RegistryError` names one that
+    cannot be imported."""
+    loaded = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry_point.load()
+        except Exception as exc:
+            raise RegistryError(
+                f"check entry point {entry_point.name!r} ({entry_point.value}) of group "
+                f"{ENTRY_POINT_GROUP} raised {type(exc).__name__} on loading: {exc}"
+            ) from None
+        loaded.append(entry_point.name)
+    return tuple(loaded)
+
+
 def checks_for(kind: str, ids: Iterable[str] = ()) -> list[Check]:
-    """The checks of a subject of this kind ("tool", "server"): those of ``ids``, or all."""
+    """The checks of a subject of this kind ("tool", "server"): those of ``ids``, or all
+    (those the check plugins register included)."""
+    load_check_plugins()
     return [CHECKS[check_id] for check_id in (ids or CHECKS) if CHECKS[check_id].subject == kind]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._outcomes import Finding, warning
@@ -42,7 +42,7 @@ def _judged_for_determinism(subject: SubjectInfo) -> str | Finding | None:
     repeats=True,
     opt_out="nondeterministic",
 )
-def deterministic(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def deterministic(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The same input, given twice, gives the same result."""
     again = call.repeat
     if again is None or again.status == "crashed":
@@ -71,14 +71,14 @@ def _said(observation: Observation) -> str:
     considers=("returned", "raised"),
     requires=("in-process",),
 )
-def input_not_mutated(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def input_not_mutated(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call leaves the caller's input, and everything nested in it, unchanged."""
     if call.observation.mutation:
         yield f"the call changed its input: {call.observation.mutation}"
 
 
 @check("leaves-no-trace", "behaviour", applies=input_unusable, considers=("returned", "raised"))
-def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def leaves_no_trace(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call leaves no files in the project or its temporary directory, and no changed state."""
     # Warnings, each: a file changed in the project may be another process's work (an editor,
     # a build, a parallel test run), a temporary file is removed with the sandbox or the
@@ -95,7 +95,7 @@ def leaves_no_trace(subject: SubjectInfo, call: Call, context: Context) -> Found
     considers=("returned", "raised"),
     opt_out="long_lived",
 )
-def no_process_left(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def no_process_left(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call leaves no process running once it has answered."""
     for effect in call.observation.side_effects:
         if effect.kind == "process":
@@ -109,7 +109,7 @@ def no_process_left(subject: SubjectInfo, call: Call, context: Context) -> Found
     considers=("returned", "raised"),
     requires=("in-process",),
 )
-def writes_confined(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def writes_confined(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call writes only in its working and temporary directories, or where its input says."""
     named = _names_in(call.input)
     for effect in call.observation.side_effects:

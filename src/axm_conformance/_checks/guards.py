@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import CONCURRENCY, CRASHING_GUARD, GUARDS
 from axm_conformance._observation import Call, SubjectInfo
@@ -55,7 +55,7 @@ def _denial(events: tuple[str, ...]) -> str:
     feed=GUARDS,
     requires=("guards",),
 )
-def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def guards_enforced(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """Guards run in order before the handler; a denial stops the call with its exception."""
     trace = call.trace
     if trace.problem:
@@ -99,7 +99,7 @@ def guards_enforced(subject: SubjectInfo, call: Call, context: Context) -> Found
     feed=CRASHING_GUARD,
     requires=("guards",),
 )
-def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def guards_fail_closed(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A guard that crashes denies the call, and the handler never runs."""
     trace = call.trace
     if trace.problem:
@@ -116,7 +116,7 @@ def guards_fail_closed(subject: SubjectInfo, call: Call, context: Context) -> Fo
     feed=CONCURRENCY,
     requires=("concurrency-limit",),
 )
-def concurrency_limit(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def concurrency_limit(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The concurrency limit holds under load, survives every kind of failure and event loop."""
     trace = call.trace
     if trace.problem:

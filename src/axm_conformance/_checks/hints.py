@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
 from axm_conformance._observation import Call, Reading, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, not_run, warning
+from axm_conformance._process.system._sandbox import can_cut_off
 from axm_conformance._workdir import Change
-from axm_conformance.protocols import can_cut_off
 
 __all__: list[str] = []
 
@@ -71,7 +71,7 @@ def _said(changes: Iterable[Change]) -> str:
     requires=("behaviour-hints",),
     reads_world=True,
 )
-def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def read_only_honoured(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A tool that declares itself read-only changes no file, nor what other tools return.
 
     Its working directory, compared by content; and what the other read-only tools of its
@@ -93,7 +93,7 @@ def read_only_honoured(subject: SubjectInfo, call: Call, context: Context) -> Fo
     considers=("returned",),
     requires=("behaviour-hints",),
 )
-def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def non_destructive_honoured(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A tool that declares itself non-destructive deletes and overwrites no existing file.
 
     A file it writes anew with its old content kept (see :mod:`axm_conformance._workdir`) was
@@ -117,7 +117,7 @@ def non_destructive_honoured(subject: SubjectInfo, call: Call, context: Context)
     requires=("behaviour-hints",),
     reads_world=True,
 )
-def idempotent_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def idempotent_honoured(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A tool that declares itself idempotent leaves the same state when a call is repeated.
 
     Its working directory, and what the read-only tools of its server return."""
@@ -159,7 +159,7 @@ def _closed_world(subject: SubjectInfo) -> str | Finding | None:
     feed=OFFLINE,
     requires=("behaviour-hints",),
 )
-def closed_world_honoured(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def closed_world_honoured(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A tool that declares a closed world serves, cut off from the network, what it served."""
     observation = call.observation
     if observation.status == "crashed":

@@ -4,9 +4,10 @@ Each input breaks the schema in exactly one known way (its mutation kind is in e
 AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged. Where
 the protocol's runtime validates the arguments before the tool runs, every finding is a warning
 naming that validation; where it does not, a crash fails, and an exception that is not a crash is
-a warning where the runtime turns it into an error the model sees. Over JSON-RPC (MCP), an input
-that breaks the schema is answered with an error result or the error "invalid params"; any other
-error response (an internal error, say) fails.
+a warning where the runtime turns it into an error the model sees. Under a protocol whose
+refusals follow JSON-RPC (``Policy.invalid = "json-rpc"``), an input that breaks the schema is
+answered with an error result or the error "invalid params"; any other error response (an
+internal error, say) fails.
 """
 
 from __future__ import annotations
@@ -14,17 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.results import is_programming_error, not_a_tool_result, provenance
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import INVALID
-from axm_conformance._observation import Call, Observation, SubjectInfo
+from axm_conformance._observation import INVALID_PARAMS, Call, Observation, SubjectInfo
 from axm_conformance._outcomes import Finding, warning
 
-__all__ = ["INVALID_PARAMS"]
-
-# JSON-RPC's error for a request whose parameters are not what the method takes.
-INVALID_PARAMS = -32602
+__all__: list[str] = []
 
 
 @check(
@@ -34,7 +32,7 @@ INVALID_PARAMS = -32602
     considers=("returned", "raised", "crashed"),
     feed=INVALID,
 )
-def invalid_input_handled(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def invalid_input_handled(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """An input that breaks the schema is refused the protocol's way, never crashed on."""
     findings = _findings(subject, call.observation)
     absorber = subject.policy.invalid_absorber

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from axm_conformance._checks._registry import Applies, Context, Found, check, first_few
+from axm_conformance._checks._registry import Applies, CheckContext, Found, check, first_few
 from axm_conformance._checks.schema import input_unusable, schema_problem
 from axm_conformance._observation import (
     CONTENT_BLOCKS,
@@ -64,7 +64,7 @@ def crash(summary: str, exception: ExceptionInfo) -> str:
 @check(
     "call-completes", "calls", applies=input_unusable, considers=("returned", "raised", "crashed")
 )
-def call_completes(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def call_completes(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """Every call returns within the timeout and leaves the process running."""
     if call.observation.status == "crashed":
         yield call.observation.crash_detail
@@ -104,7 +104,7 @@ def _tells_refusals(subject: SubjectInfo) -> str | Finding | None:
     considers=("returned", "raised"),
     varies=True,
 )
-def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def schema_tells_truth(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A valid input refused is refused for its values, not for what its schema allows."""
     refused = subject.result.refused
     if not refused(call.observation):
@@ -128,7 +128,7 @@ def schema_tells_truth(subject: SubjectInfo, call: Call, context: Context) -> Fo
     considers=_CALLABLE,
     requires=("python-exceptions",),
 )
-def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def no_unexpected_exception(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A valid input raises only what the protocol lets escape."""
     exception = call.observation.exception
     if exception is None:
@@ -178,7 +178,7 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: Context) 
     considers=("returned",),
     requires=("in-process",),
 )
-def result_type(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def result_type(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The result has the protocol's type: its tool-result, or a str or content blocks."""
     result = call.observation.result
     assert result is not None
@@ -213,7 +213,7 @@ def not_a_tool_result(subject: SubjectInfo, result: ResultFacts) -> Iterator[str
     considers=("returned",),
     requires=("in-process",),
 )
-def result_consistent(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def result_consistent(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A failure says what went wrong, a success carries no error; fields have their types."""
     result = call.observation.result
     assert result is not None
@@ -262,7 +262,7 @@ _TYPE_NAMES = {"NoneType": "None", "dict": "a dict", "str": "a str", "bool": "a 
     considers=("returned",),
     requires=("in-process",),
 )
-def result_json(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def result_json(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """Every payload in the result is strict JSON."""
     result = call.observation.result
     assert result is not None
@@ -283,7 +283,7 @@ def result_json(subject: SubjectInfo, call: Call, context: Context) -> Found:
     considers=("returned",),
     requires=("output-schema",),
 )
-def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def output_schema(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A successful result's structured output satisfies the declared output schema."""
     result = call.observation.result
     assert result is not None
@@ -299,7 +299,7 @@ def output_schema(subject: SubjectInfo, call: Call, context: Context) -> Found:
 
 
 @check("result-size", "results", applies=input_unusable, considers=("returned",))
-def result_size(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def result_size(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The serialised result is under the size limit."""
     result = call.observation.result
     assert result is not None
@@ -313,7 +313,7 @@ def result_size(subject: SubjectInfo, call: Call, context: Context) -> Found:
 
 
 @check("success-not-an-error", "results", applies=input_unusable, considers=("returned",))
-def success_not_an_error(subject: SubjectInfo, call: Call, context: Context) -> Found:
+def success_not_an_error(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """A success does not carry an error: its text or payload has no form of one."""
     result = call.observation.result
     assert result is not None

@@ -12,7 +12,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchAnchor, PointerToNowhere, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Finding, not_run
 from axm_conformance._schema_keywords import subschemas
@@ -62,7 +62,7 @@ def _problem(schema: Any) -> str | None:
     "schema",
     applies=lambda s: "the object matches no tool protocol" if s.call_style == "none" else None,
 )
-def input_schema_valid(subject: SubjectInfo, context: Context | None) -> Found:
+def input_schema_valid(subject: SubjectInfo, context: CheckContext | None) -> Found:
     """The input schema is a valid JSON Schema whose root is an object, its $refs resolving."""
     if subject.schema_error:
         yield subject.schema_error
@@ -155,7 +155,7 @@ def input_unusable(subject: SubjectInfo) -> str | Finding | None:
 
 
 @check("input-schema-satisfiable", "schema", applies=_schema_unusable)
-def input_schema_satisfiable(subject: SubjectInfo, context: Context) -> Found:
+def input_schema_satisfiable(subject: SubjectInfo, context: CheckContext) -> Found:
     """Some input satisfies the input schema (no contradictory keywords)."""
     yield from contradictions(subject.input_schema)
 
@@ -196,7 +196,7 @@ def _same(a: Any, b: Any) -> bool:
     ),
     requires=("in-process",),
 )
-def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> Found:
+def input_schema_matches_signature(subject: SubjectInfo, context: CheckContext) -> Found:
     """Every schema property is a parameter, and every parameter without a default is required."""
     schema = subject.input_schema
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -242,7 +242,7 @@ def input_schema_matches_signature(subject: SubjectInfo, context: Context) -> Fo
     applies=lambda s: None if s.output_schema is not None else "the tool declares no output schema",
     requires=("output-schema",),
 )
-def output_schema_valid(subject: SubjectInfo, context: Context) -> Found:
+def output_schema_valid(subject: SubjectInfo, context: CheckContext) -> Found:
     """A declared output schema is a valid JSON Schema."""
     problem = schema_problem(subject.output_schema)
     if problem:

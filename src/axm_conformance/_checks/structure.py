@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from axm_conformance._checks._registry import Context, Found, check
+from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import note, warning
 
@@ -18,7 +18,7 @@ def _recognised(subject: SubjectInfo) -> str | None:
 
 
 @check("protocol-shape", "structure")
-def protocol_shape(subject: SubjectInfo, context: Context) -> Found:
+def protocol_shape(subject: SubjectInfo, context: CheckContext) -> Found:
     """The object has the members of a tool protocol."""
     if subject.protocol == "unknown":
         yield f"a {subject.variant} object matches no tool protocol: it lacks " + " and ".join(
@@ -33,7 +33,7 @@ def protocol_shape(subject: SubjectInfo, context: Context) -> Found:
 
 
 @check("name-valid", "structure", applies=_recognised)
-def name_valid(subject: SubjectInfo, context: Context) -> Found:
+def name_valid(subject: SubjectInfo, context: CheckContext) -> Found:
     """The name is a string that every client accepts as a tool name."""
     pattern, rule = context.settings.name_pattern, subject.policy.name_rule
     if subject.name_type != "str":
@@ -51,7 +51,7 @@ def _shadow(subject: SubjectInfo, refs: set[str]) -> str | None:
 
 
 @check("name-unique", "structure", applies=_recognised)
-def name_unique(subject: SubjectInfo, context: Context) -> Found:
+def name_unique(subject: SubjectInfo, context: CheckContext) -> Found:
     """No other tool under test has the same name."""
     refs = {other.ref for other in context.subjects}
     shadow = _shadow(subject, refs)
@@ -73,7 +73,7 @@ def name_unique(subject: SubjectInfo, context: Context) -> Found:
 
 
 @check("description-present", "structure", requires=("description",))
-def description_present(subject: SubjectInfo, context: Context) -> Found:
+def description_present(subject: SubjectInfo, context: CheckContext) -> Found:
     """The description the model reads is a non-empty string."""
     if subject.description_type == "missing" and not subject.policy.description_required:
         yield warning(
@@ -87,7 +87,7 @@ def description_present(subject: SubjectInfo, context: Context) -> Found:
 
 
 @check("callable-shape", "structure", applies=_recognised, requires=("in-process",))
-def callable_shape(subject: SubjectInfo, context: Context) -> Found:
+def callable_shape(subject: SubjectInfo, context: CheckContext) -> Found:
     """The execute method or handler exists, is callable, and is sync or async as required."""
     target = subject.callable
     name = target.name
@@ -130,7 +130,7 @@ _METADATA_TYPES: dict[str, tuple[str, Callable[[str, Any], bool]]] = {
     applies=lambda s: None if s.metadata else "the tool declares no discovery metadata",
     requires=("discovery-metadata",),
 )
-def axm_metadata_types(subject: SubjectInfo, context: Context) -> Found:
+def axm_metadata_types(subject: SubjectInfo, context: CheckContext) -> Found:
     """Discovery metadata (expose_directly, domain, tags, agent_hint) has the documented types."""
     for key, (kind, value) in sorted(subject.metadata.items()):
         expected, accepts = _METADATA_TYPES[key]

@@ -21,7 +21,7 @@ from typing import Any
 
 import hypothesis
 
-from axm_conformance._checks import Check, Context, checks_for
+from axm_conformance._checks import Check, CheckContext, checks_for
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._hints import hints_for
 from axm_conformance._engine._inputs import explore, judge_example, judge_mutation, replay, save
@@ -88,7 +88,7 @@ def certify(
     if seed is None:
         seed = derived_seed(key, canonical_json(subject.input_schema))
     chosen = checks_for(subject.kind, check_ids or settings.checks)
-    context = Context(settings=settings, subjects=tuple(subjects))
+    context = CheckContext(settings=settings, subjects=tuple(subjects))
     outcomes: dict[str, Outcome] = {}
     calls: dict[str, int | float] = {}
     per_call: list[Check] = []
@@ -96,7 +96,7 @@ def certify(
     refused = None if refusal is None else not_run(refusal)
     # A server is observed when it is described, not by its checks, which only judge what was
     # seen: the first of them that runs is charged that time.
-    unpaid = subject.server.duration if subject.server is not None else 0.0
+    unpaid = subject.described_in
     for check in chosen:
         exempt = settings.exemption(check.opt_out, subject.name)
         reason = (
@@ -148,7 +148,7 @@ def certify(
 def _fuzz(
     subject: SubjectInfo,
     checks: list[Check],
-    context: Context,
+    context: CheckContext,
     settings: Settings,
     seed: int,
     callers: tuple[Caller, Callers],

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis.database import ExampleDatabase
 from hypothesis.strategies import SearchStrategy
 
-from axm_conformance._checks import Check, Context
+from axm_conformance._checks import Check, CheckContext
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _severe, _Stop
 from axm_conformance._engine._stateful import Together, make_steps, read_world
@@ -90,7 +90,7 @@ def _shape(text: str) -> str:
 class _Session:
     subject: SubjectInfo
     runs: list[_Run]
-    context: Context
+    context: CheckContext
     worker: Caller
     settings: Settings
     invalid: SearchStrategy[Mutation]

@@ -44,7 +44,7 @@ def what_happened(observation: Observation) -> str:
 _REACH_HINT = (
     "To let the kit reach the tool's domain, give the input schema values the tool serves "
     "(`examples`, `default`, `enum`), the files it works on (--axm-worker-files) or, for a "
-    "server, the environment it needs (--axm-mcp-env)"
+    "server, the environment it needs (--axm-server-env)"
 )
 
 

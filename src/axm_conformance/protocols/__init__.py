@@ -25,7 +25,6 @@ from axm_conformance._observation import (
     ParameterInfo,
     Policy,
     ResultModel,
-    ServerFacts,
     SubjectInfo,
 )
 from axm_conformance.protocols._base import (
@@ -45,7 +44,6 @@ from axm_conformance.protocols._base import (
     read,
     signature_facts,
 )
-from axm_conformance.protocols._mcp_wire import can_cut_off
 from axm_conformance.protocols._registry import (
     ENTRY_POINT_GROUP,
     RegistryError,
@@ -75,11 +73,9 @@ __all__ = [
     "RegistryError",
     "ResultModel",
     "Runner",
-    "ServerFacts",
     "SubjectInfo",
     "Target",
     "ToolProtocol",
-    "can_cut_off",
     "cause",
     "detect",
     "entry_point_groups",

@@ -269,7 +269,7 @@ def _worker_config(
     sandbox = Sandbox(network=network) if settings.contained else None
     options = LoadOptions(
         max(settings.timeout, _SERVER_START),
-        dict(settings.mcp_env),
+        dict(settings.server_env),
         sandbox=sandbox if serves else None,
     )
     return WorkerConfig(

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from axm_conformance._process.system import _platform
 from axm_conformance._process.system._tasks import TaskGroup
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "TEMPORARY_SIZE",
     "Sandbox",
     "SandboxMode",
+    "can_cut_off",
     "exit_status",
     "hidden",
     "inside",
@@ -132,6 +134,19 @@ class Sandbox:
             options += ["--setenv", INSIDE_VARIABLE, "1"]
         command = [_bwrap(), *options, "--", *argv]
         return command if tasks is None else tasks.command(command)
+
+
+def can_cut_off() -> str:
+    """Why a process cannot be started cut off from the network here ("": it can), through
+    util-linux's ``unshare`` where no sandbox is in force."""
+    if not _platform.PLATFORM.network_namespaces:
+        return (
+            f"not supported on this platform ({_platform.PLATFORM.system}): cutting a server "
+            "off the network needs Linux network namespaces"
+        )
+    if shutil.which("unshare") is None:
+        return "cutting a server off the network needs util-linux's unshare command"
+    return ""
 
 
 def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str]:

@@ -19,7 +19,8 @@ import subprocess
 import sys
 import time
 
-# As long as the check of an unconfined server waits for its children to end (_mcp._left_behind).
+# As long as the check of an unconfined server waits for its children to end (the MCP
+# probe's _left_behind).
 _SETTLE = 0.5
 _POLL = 0.05
 

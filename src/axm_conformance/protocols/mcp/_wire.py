@@ -35,10 +35,10 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from axm_conformance._process.system import _platform
 from axm_conformance._process.system._sandbox import (
     SANDBOX_INIT,
     Sandbox,
+    can_cut_off,
     exit_status,
     read_by,
 )
@@ -52,7 +52,6 @@ __all__ = [
     "ServerGone",
     "Session",
     "WireError",
-    "can_cut_off",
     "connect",
     "cut_off",
     "schema_errors",
@@ -89,18 +88,6 @@ _RESULTS = {
     "tools/call": "CallToolResult",
     "ping": "EmptyResult",
 }
-
-
-def can_cut_off() -> str:
-    """Why a server cannot be started cut off from the network here ("": it can)."""
-    if not _platform.PLATFORM.network_namespaces:
-        return (
-            f"not supported on this platform ({_platform.PLATFORM.system}): cutting a server "
-            "off the network needs Linux network namespaces"
-        )
-    if shutil.which("unshare") is None:
-        return "cutting a server off the network needs util-linux's unshare command"
-    return ""
 
 
 def cut_off(argv: Sequence[str]) -> list[str]:

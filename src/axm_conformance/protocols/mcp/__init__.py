@@ -1,0 +1,21 @@
+"""The MCP protocol: servers over stdio, in any language, certified on the wire.
+
+A plugin like any other: the protocol is registered under the entry-point group
+``axm_conformance.protocols`` (``mcp``), its checks under ``axm_conformance.checks`` (``mcp``),
+through the same public interfaces a third party uses. Its parts:
+
+- ``_wire``: the transport, one server process speaking newline-delimited JSON-RPC, every
+  message validated against the official schema of its version;
+- ``_server``: the session a reference's tools share, and a tool called on it (with snapshots of
+  the server's working directory around each call);
+- ``_probe`` and ``_facts``: the server observed whole, in sessions of its own;
+- ``_protocol``: the :class:`McpProtocol` the kit loads, describes and calls tools through;
+- ``_checks``: the wire and server checks.
+
+The core knows none of these: no check outside this package reads the wire.
+"""
+
+from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._protocol import McpProtocol
+
+__all__ = ["McpProtocol", "ServerFacts"]

@@ -1,0 +1,212 @@
+"""The MCP protocol's checks, registered through the public check API (``axm_conformance.check``)
+by the entry point ``mcp`` of the group ``axm_conformance.checks``.
+
+Wire checks judge what a tool served over JSON-RPC answers a valid input: a result, never an
+error response; a well-formed message of the protocol, with nothing else written meanwhile; a
+structured result also given as text, for clients that read only the content.
+
+Server checks judge a server as a whole, seen in a session of its own: it answers the handshake
+in time and declares its tools, writes nothing but protocol messages and only valid ones, lists
+its tools the same way twice through pages that end, refuses a call of a tool it does not list as
+the spec says, and exits when its input closes, leaving no process behind, fresh and after one
+call of each of its tools.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from axm_conformance import Call, CheckContext, Finding, SubjectInfo, check, not_run, note, warning
+from axm_conformance._checks._registry import Found, first_few
+from axm_conformance._checks.schema import input_unusable
+from axm_conformance._observation import INVALID_PARAMS
+from axm_conformance.protocols.mcp._facts import ServerFacts, last_said
+
+__all__: list[str] = []
+
+
+@check(
+    "no-error-response",
+    "calls",
+    applies=input_unusable,
+    considers=("returned",),
+    requires=("json-rpc",),
+)
+def no_error_response(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
+    """A valid input gets a result, never a JSON-RPC error."""
+    result = call.observation.result
+    assert result is not None
+    if result.type_name != subject.result.error_type:
+        return
+    error = result.fields.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    shown = json.dumps(error, ensure_ascii=False)[:300]
+    if code == INVALID_PARAMS:
+        yield (
+            f"refused a schema-valid input as invalid params: {shown}; the input schema "
+            "promises what the tool does not accept"
+        )
+    else:
+        yield f"answered a schema-valid input with the JSON-RPC error {shown}"
+
+
+@check(
+    "result-well-formed",
+    "results",
+    applies=input_unusable,
+    considers=("returned",),
+    requires=("json-rpc",),
+)
+def result_well_formed(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
+    """The answer is a valid message of its version (content blocks included), alone on stdout."""
+    result = call.observation.result
+    assert result is not None
+    yield from first_few(result.wire_errors, "places where the answer breaks the wire")
+
+
+def _mirrored(subject: SubjectInfo) -> str | None:
+    if subject.output_schema is None:
+        return "the tool declares no output schema"
+    return None
+
+
+@check(
+    "structured-content-mirrored",
+    "results",
+    applies=lambda s: input_unusable(s) or _mirrored(s),
+    considers=("returned",),
+    requires=("json-rpc", "output-schema"),
+)
+def structured_content_mirrored(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
+    """A structured result also appears as JSON in a text block of the content."""
+    result = call.observation.result
+    assert result is not None
+    field = subject.result.structured_field
+    if result.truncated or not subject.result.succeeded(result) or field not in result.fields:
+        return
+    texts = [
+        block.get("text")
+        for block in result.fields.get("content") or []
+        if isinstance(block, dict) and block.get("type") == "text"
+    ]
+    if not any(_carries(text, result.fields[field]) for text in texts):
+        yield warning(
+            f"the {field} appears in no text block as its JSON: a client that reads only the "
+            "content does not see it"
+        )
+
+
+def _carries(text: Any, structured: Any) -> bool:
+    """Whether a text block gives what the structured content holds: its JSON, or, for content
+    that wraps one value (``{"result": 4}``, as SDKs wrap a function's plain return value),
+    that value, as JSON or, for a string, as the text itself."""
+    values = [structured]
+    if isinstance(structured, dict) and len(structured) == 1:
+        values += list(structured.values())
+    if not isinstance(text, str):
+        return False
+    try:
+        parsed: Any = json.loads(text)
+    except ValueError:
+        parsed = _UNPARSED
+    return any(value in (parsed, text) for value in values)
+
+
+_UNPARSED = object()
+
+
+def _facts(subject: SubjectInfo) -> ServerFacts:
+    assert isinstance(subject.server, ServerFacts)
+    return subject.server
+
+
+def _answered(subject: SubjectInfo) -> str | Finding | None:
+    if _facts(subject).started:
+        return not_run("not run: the server did not answer the handshake (see server-handshake)")
+    return None
+
+
+@check("server-handshake", "server", subject="server")
+def server_handshake(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server starts and answers the version probe or the handshake within the timeout."""
+    facts = _facts(subject)
+    if facts.started:
+        yield f"{facts.started}{last_said(facts.stderr_tail)}"
+    else:
+        yield note(f"speaks {facts.version} ({facts.probe}), answering in {facts.seconds:.2f} s")
+
+
+@check("server-tools-capability", "server", applies=_answered, subject="server")
+def server_tools_capability(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server declares the tools capability."""
+    capabilities = _facts(subject).capabilities
+    if "tools" not in capabilities:
+        yield f"the server declares the capabilities {sorted(capabilities)}, without tools"
+
+
+@check("server-stdout-clean", "server", subject="server")
+def server_stdout_clean(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server's stdout carries only JSON-RPC messages."""
+    lines = [
+        f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
+        for line in _facts(subject).strays
+    ]
+    yield from first_few(lines, "such lines")
+
+
+@check("server-messages-valid", "server", subject="server")
+def server_messages_valid(subject: SubjectInfo, context: CheckContext) -> Found:
+    """Every message the server writes is valid under the official schema of its version."""
+    yield from first_few(_facts(subject).message_errors, "places where a message breaks it")
+
+
+@check("tools-list-stable", "server", applies=_answered, subject="server")
+def tools_list_stable(subject: SubjectInfo, context: CheckContext) -> Found:
+    """tools/list pages end, and two listings give the same tools in the same order."""
+    facts = _facts(subject)
+    if facts.listing_error:
+        yield facts.listing_error
+    elif len(facts.listings) == 2 and facts.listings[0] != facts.listings[1]:
+        first, second = (list(listing) for listing in facts.listings)
+        yield f"two listings differ: first {first}, then {second}"
+
+
+@check("unknown-tool-refused", "server", applies=_answered, subject="server")
+def unknown_tool_refused(subject: SubjectInfo, context: CheckContext) -> Found:
+    """A call of a tool the server does not list is answered with the error invalid params."""
+    answer = _facts(subject).unknown_tool
+    if answer:
+        yield warning(
+            f"{answer}; the spec gives an unknown tool the error -32602 (invalid params), which "
+            "a client tells from a failure of the tool"
+        )
+
+
+@check(
+    "server-exits",
+    "server",
+    applies=lambda s: "the server never started" if _facts(s).exited is None else None,
+    subject="server",
+)
+def server_exits(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server exits within 2 s of its stdin closing, and leaves no process behind."""
+    facts = _facts(subject)
+    if not facts.exited:
+        yield (
+            f"the server still ran {facts.exit_grace:g} s after its stdin closed, as the stdio "
+            "transport ends a session; it was killed"
+        )
+    for leftover in facts.leftovers:
+        yield f"left a process running after it exited: {leftover}"
+    # Closed again after one call of each tool: what a call starts may keep the server running.
+    after = f"after one call of each of its tools ({', '.join(facts.called)})"
+    if facts.exited_after_calls is False:
+        yield (
+            f"the server exits when its stdin closes in a fresh session, but {after} it still "
+            f"ran {facts.exit_grace:g} s after its stdin closed; it was killed"
+        )
+    for leftover in facts.leftovers_after_calls:
+        yield f"{after}, left a process running after it exited: {leftover}"
+    if facts.calls_ended:
+        yield note(f"how it ends after calls of its tools is not judged: {facts.calls_ended}")

@@ -1,0 +1,54 @@
+"""What the kit observed of an MCP server as a whole: the subject of the server checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ServerFacts", "last_said"]
+
+
+def last_said(stderr_tail: str) -> str:
+    """What a server's report adds about its stderr: its last line, or nothing."""
+    last = stderr_tail.strip().splitlines()[-1:]
+    return f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    """A tool server as a whole, seen in a session of its own: how it answered the handshake,
+    what it listed, what it wrote, and how it ended when its input closed.
+
+    ``started`` is "" when the handshake succeeded, else why it did not. ``listings`` holds the
+    tool names of each complete listing (two, when both completed), ``listing_error`` why one
+    did not. ``unknown_tool`` says how it answered a call of a tool it does not list ("" when
+    with the error invalid params). ``strays`` are the lines of stdout that are not JSON-RPC
+    messages, and ``message_errors`` where a message breaks the official schema of its
+    version. ``exited`` says whether the server exited within ``exit_grace`` seconds of its
+    input closing (None when it never started), ``leftovers`` the processes it left running.
+
+    Once it exited so, it is started again, each tool it listed is called once, and it is closed
+    the same way: ``called`` names the tools that answered, ``exited_after_calls`` and
+    ``leftovers_after_calls`` say how it ended then (None and () when that session was not
+    closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
+    the server, a handshake not answered again; "" when it did not).
+    """
+
+    started: str
+    version: str = ""
+    probe: str = ""
+    seconds: float = 0.0
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    listings: tuple[tuple[str, ...], ...] = ()
+    listing_error: str = ""
+    strays: tuple[str, ...] = ()
+    message_errors: tuple[str, ...] = ()
+    unknown_tool: str = ""  # how the server answered a call of a tool it does not list
+    exit_grace: float = 2.0
+    exited: bool | None = None
+    leftovers: tuple[str, ...] = ()
+    stderr_tail: str = ""
+    called: tuple[str, ...] = ()
+    exited_after_calls: bool | None = None
+    leftovers_after_calls: tuple[str, ...] = ()
+    calls_ended: str = ""

@@ -1,0 +1,214 @@
+"""An MCP server observed whole, in sessions of its own: the subject of the server checks.
+
+The first session gives the handshake, two listings, a call of a tool it does not list, every
+line it wrote, and how it ended when its input closed; then, started again, how it ends after
+one call of each of its tools.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from axm_conformance._observation import INVALID_PARAMS, canonical_json
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sweep import live_descendants
+from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._server import CLOSE_GRACE, McpServer, listing, server_env
+from axm_conformance.protocols.mcp._wire import Handshake, Session, WireError, connect
+
+__all__ = ["probe"]
+
+# The stdio transport's grace for a server whose input closed (the spec's "reasonable time").
+_EXIT_GRACE = 2.0
+
+
+def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
+    """How the server answers a call of a tool it does not list: "" for the error the spec
+    gives it (invalid params), else what it answered."""
+    name = next(
+        f"no-such-tool-{n}" for n in range(len(listed) + 1) if f"no-such-tool-{n}" not in listed
+    )
+    try:
+        reply = session.request("tools/call", {"name": name, "arguments": {}})
+    except WireError as exc:
+        return f"a call of the unlisted tool {name!r} was not answered: {exc}"
+    error = reply.get("error")
+    if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
+        return ""
+    result = reply.get("result")
+    if error is not None:
+        what = f"the error {canonical_json(error)[:200]}"
+    else:
+        # What a client reads of a result: whether it failed, and its content.
+        if isinstance(result, dict):
+            result = {key: result[key] for key in ("isError", "content") if key in result}
+        what = f"the result {canonical_json(result)[:200]}"
+    return f"a call of the unlisted tool {name!r} was answered with {what}"
+
+
+def _own_session(server: McpServer) -> Session:
+    """A session of the probe's own with the server, not started yet."""
+    session = Session(
+        server.command, os.getcwd(), server_env(server.options), sandbox=server.options.sandbox
+    )
+    session.timeout = server.options.timeout
+    return session
+
+
+def probe(server: McpServer) -> ServerFacts:
+    """Start the server in a session of its own and observe it whole: the handshake, two
+    listings, every line it wrote, and how it ended when its input closed; then, if it exited,
+    how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
+    before = set(live_descendants(os.getpid()))
+    session = _own_session(server)
+    try:
+        session.start()
+    except WireError as exc:
+        return ServerFacts(started=str(exc))
+    started = time.monotonic()
+    handshake: Handshake | None = None
+    unknown_tool = ""
+    listings: list[tuple[str, ...]] = []
+    listing_error = ""
+    tools: list[dict[str, Any]] = []
+    try:
+        handshake = connect(session)
+        seconds = time.monotonic() - started
+        for _ in range(2):
+            tools, listing_error = listing(session)
+            if listing_error:
+                break
+            listings.append(tuple(str(tool.get("name")) for tool in tools))
+        unknown_tool = _unknown_tool_answer(session, {str(tool.get("name")) for tool in tools})
+    except WireError as exc:
+        seconds = time.monotonic() - started
+        if handshake is not None:
+            listing_error = f"listing the tools: {exc}"
+        failure = str(exc)
+    else:
+        failure = ""
+    # The server's children, while they are still its own (see live_descendants).
+    running = set(live_descendants(os.getpid())) - before
+    exited, _ = session.close(grace=_EXIT_GRACE)
+    left = {**_left_behind(before, running), **session.survivors}
+    # A server that already lingers fresh would only cost another grace to say so again.
+    after = _AfterCalls()
+    if exited and tools:
+        after = _closed_after_calls(server, tools, named=set(left.values()))
+    return ServerFacts(
+        started=failure if handshake is None else "",
+        version=handshake.version if handshake else "",
+        probe=handshake.probe if handshake else "",
+        seconds=seconds,
+        capabilities=handshake.capabilities if handshake else {},
+        listings=tuple(listings),
+        listing_error=listing_error,
+        unknown_tool=unknown_tool,
+        strays=tuple(session.strays),
+        message_errors=tuple(session.problems),
+        exit_grace=_EXIT_GRACE,
+        exited=exited,
+        leftovers=_said(left),
+        stderr_tail="\n".join(session.stderr[-20:]),
+        called=after.called,
+        exited_after_calls=after.exited,
+        leftovers_after_calls=after.leftovers,
+        calls_ended=after.ended,
+    )
+
+
+@dataclass(frozen=True)
+class _AfterCalls:
+    """How a server ended when closed after one call of each tool: see :class:`ServerFacts`."""
+
+    called: tuple[str, ...] = ()
+    exited: bool | None = None
+    leftovers: tuple[str, ...] = ()
+    ended: str = ""
+
+
+def _closed_after_calls(
+    server: McpServer, tools: list[dict[str, Any]], named: set[str]
+) -> _AfterCalls:
+    """Start the server again, call each tool once with a valid input, and close its stdin: a
+    tool may leave running what keeps the server from exiting (a thread, a child). A process
+    left behind whose command line is ``named`` already (left by a fresh session) is not said
+    again.
+
+    Each call is bounded by the server's timeout; one that is not answered, or that ends the
+    server, ends the session, which is then not judged by how it ends."""
+    inputs: dict[str, Any] = {}
+    for tool in tools:
+        inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
+    before = set(live_descendants(os.getpid()))
+    session = _own_session(server)
+    called: list[str] = []
+    ended = ""
+    try:
+        session.start()
+        connect(session)
+    except WireError as exc:
+        ended = f"the server did not answer the handshake again: {exc}"
+    else:
+        for name, arguments in inputs.items():
+            try:
+                session.request("tools/call", {"name": name, "arguments": arguments})
+            except WireError as exc:
+                shown = canonical_json(arguments)[:200]
+                ended = f"calling {name} with {shown} ended the session: {exc}"
+                break
+            called.append(name)
+    running = set(live_descendants(os.getpid())) - before
+    exited, _ = session.close(grace=CLOSE_GRACE if ended else _EXIT_GRACE)
+    # Whatever it left is ended either way; a server killed on a hung call is not to blame.
+    left = {**_left_behind(before, running), **session.survivors}
+    if ended:
+        return _AfterCalls(tuple(called), ended=ended)
+    new = {pid: line for pid, line in left.items() if line not in named}
+    return _AfterCalls(tuple(called), exited, _said(new))
+
+
+def _valid_input(schema: Any) -> dict[str, Any]:
+    """The first of the kit's boundary inputs of ``schema`` (its required properties, each with
+    its simplest value); {} when it gives no object."""
+    # Not boundary_inputs, which also builds the schema's Hypothesis strategies: in the worker's
+    # fresh directory, with no Hypothesis cache, that takes seconds. Imported here, so that only
+    # a worker that probes a server with tools imports Hypothesis: the one that describes, which
+    # then has more than one subject and certifies none of them.
+    from axm_conformance._strategies._boundaries import Boundaries
+    from axm_conformance._strategies._document import Document
+
+    try:
+        examples = Boundaries(Document(schema)).examples
+    except ValueError:  # an invalid or unsatisfiable schema, which its own checks report
+        return {}
+    first = examples[0].value if examples else {}
+    return first if isinstance(first, dict) else {}
+
+
+def _left_behind(before: set[int], running: set[int]) -> dict[int, str]:
+    """The processes started since ``before`` that still run once the server is gone (those
+    ``running`` before it was closed among them), each with its command line: each is
+    killed."""
+    # What a server's children do on its exit takes a moment; a child that exits on its own
+    # meanwhile was not left behind.
+    deadline = time.monotonic() + 0.5
+    while True:
+        left = {
+            pid: line
+            for pid, line in live_descendants(os.getpid(), running).items()
+            if pid not in before
+        }
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    table().kill(list(left))
+    return left
+
+
+def _said(left: dict[int, str]) -> tuple[str, ...]:
+    """Processes left behind, each as its pid and command line."""
+    return tuple(f"pid {pid}: {line}" for pid, line in left.items())

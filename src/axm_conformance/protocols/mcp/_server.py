@@ -1,0 +1,324 @@
+"""An MCP server's tools, each called on the session the tools of its reference share.
+
+The server starts in the worker's throw-away working directory (where the run's worker files
+are copied), as the worker's user, with an environment of ``PATH``, ``LANG``, the throw-away
+``HOME`` and what the run adds (``--axm-server-env``): nothing else of the kit's environment
+reaches it. The session starts again after the server died. Each call is one ``tools/call``,
+with what the server wrote meanwhile that breaks the wire and what it changed in its working
+directory (snapshots before and after, see :mod:`axm_conformance._workdir`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from axm_conformance._observation import canonical_json
+from axm_conformance._process.parent._channel import read_tail
+from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
+from axm_conformance._workdir import Change, Snapshot, snapshot
+from axm_conformance.protocols._base import CallCrashed, LoadError, LoadOptions
+from axm_conformance.protocols.mcp._wire import Handshake, Session, WireError, connect
+
+__all__ = [
+    "CLOSE_GRACE",
+    "PREFIX",
+    "Answer",
+    "Connection",
+    "McpServer",
+    "McpTool",
+    "command_of",
+    "listing",
+    "server_env",
+    "stderr_tail",
+]
+
+PREFIX = "mcp:"
+# A listing that still gives a next cursor after this many pages does not end.
+_MAX_PAGES = 100
+# How long a server whose input closed gets to finish before it is killed, where how it ends
+# is not judged.
+CLOSE_GRACE = 0.5
+# A call is bounded by the worker's timeout, which kills the worker and its server: the session
+# itself waits for as long as that allows.
+_CALL_WAIT = 24 * 3600.0
+# Error texts kept per tool, and the length of what they share that counts as their form.
+_ERRORS_KEPT = 20
+_MIN_FORM, _MAX_FORM = 6, 60
+# The worker's standard error, a log file whose end a crash report shows.
+_WORKER_STDERR = 2
+
+
+def command_of(ref: str) -> list[str]:
+    """The command line an ``mcp:`` reference names; :class:`LoadError` when it names none."""
+    try:
+        argv = shlex.split(ref[len(PREFIX) :])
+    except ValueError as exc:
+        raise LoadError(f"{ref!r}: the command line does not split ({exc})") from None
+    if not argv:
+        raise LoadError(f"{ref!r} names no command: use mcp:COMMAND [ARGUMENTS...]")
+    return argv
+
+
+def server_env(options: LoadOptions) -> dict[str, str]:
+    """A server's environment: the system's variables (PATH, the locale), the worker's
+    throw-away home, and the run's own."""
+    env = {name: os.environ[name] for name in SYSTEM_VARIABLES if name in os.environ}
+    env.update(home_variables(os.environ.get("HOME", os.getcwd()), os.environ.get("TMPDIR")))
+    env.update(options.env)
+    return env
+
+
+@dataclass
+class Connection:
+    """The session the tools of one reference share, started again after the server died."""
+
+    command: list[str]
+    options: LoadOptions
+    offline: bool = False  # the server cut off from the network (see _wire.cut_off)
+    session: Session | None = None
+    handshake: Handshake | None = None
+    # The working directory after the last call: what the next call's first look starts from.
+    files: Snapshot | None = None
+    # The texts the server's error path gave (isError results, error responses), to tell an
+    # error reported as a success by its form, whichever of its tools gave them.
+    error_texts: list[str] = dataclasses.field(default_factory=list)
+    # The tools the server listed, by the key of their reference (see McpProtocol.load_ref).
+    listed: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+    def open(self) -> Session:
+        if self.session is None:
+            # The server writes to the worker's stderr: what it said last is in a crash report.
+            session = Session(
+                self.command,
+                os.getcwd(),
+                server_env(self.options),
+                stderr_fd=_WORKER_STDERR,
+                offline=self.offline,
+                sandbox=self.options.sandbox,
+            )
+            session.timeout = self.options.timeout
+            session.start()
+            try:
+                self.handshake = connect(session)
+            except BaseException:
+                session.close(grace=0.1)
+                raise
+            self.session = session
+        return self.session
+
+    def call(self, name: str, arguments: Any) -> Answer:
+        """One ``tools/call``, and what the server wrote meanwhile that breaks the wire."""
+        try:
+            session = self.open()
+        except WireError as exc:
+            raise CallCrashed(f"the server did not start again: {exc}") from None
+        problems, strays = len(session.problems), len(session.strays)
+        params = {"name": name, "arguments": arguments}
+        before = snapshot(session.cwd, self.files)
+        try:
+            response = session.request("tools/call", params, timeout=_CALL_WAIT)
+        except WireError as exc:
+            self.close()
+            raise CallCrashed(f"the server stopped serving: {exc}", stderr_tail()) from None
+        after = self.files = snapshot(session.cwd, before)
+        wire_errors = [*session.problems[problems:]]
+        wire_errors += [
+            f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
+            for line in session.strays[strays:]
+        ]
+        return Answer(response, tuple(wire_errors), before.changes(after), after.digest())
+
+    def close(self) -> None:
+        # How the server ends is judged by the server's own session (see probe): here it only
+        # gets a moment to finish, then it is killed.
+        if self.session is not None:
+            self.session.close(grace=CLOSE_GRACE)
+            self.session = None
+
+
+def stderr_tail(size: int = 4096) -> str:
+    """The end of the worker's stderr log, which the server writes to ("" when it is no
+    file)."""
+    try:
+        return read_tail(_WORKER_STDERR, size)[1].decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A server's answer to one call: the JSON-RPC response, where the wire was broken, what
+    the call changed in the server's working directory and the state it left there."""
+
+    response: dict[str, Any]
+    wire_errors: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
+    state: str = ""
+    resembled_error: str = ""
+
+
+class McpTool:
+    """One tool a server lists, called through the session its reference shares.
+
+    ``tool.call(arguments)`` sends ``tools/call`` and returns the response's ``result``, or its
+    ``error``, as the server wrote it.
+    """
+
+    def __init__(self, connection: Connection, definition: dict[str, Any]) -> None:
+        self._connection = connection
+        self.definition = definition
+        self._probed = False
+
+    @property
+    def name(self) -> Any:
+        return self._member("name")
+
+    @property
+    def description(self) -> Any:
+        return self._member("description")
+
+    def _member(self, key: str) -> Any:
+        # A member the definition lacks reads as missing, as an attribute an object lacks.
+        if key not in self.definition:
+            raise AttributeError(key)
+        return self.definition[key]
+
+    def call(self, arguments: Any) -> Any:
+        """The result (or the JSON-RPC error) of one call, as the server wrote it."""
+        response = self.answer(arguments).response
+        return response.get("result", response.get("error"))
+
+    @property
+    def instructions(self) -> str:
+        """What the server tells a client of all its tools ("" when nothing)."""
+        handshake = self._connection.handshake
+        return handshake.instructions if handshake is not None else ""
+
+    def sibling(self, key: str) -> McpTool:
+        """Another tool of the same listing, on the same session: ``key`` as in its reference
+        (``mcp:COMMAND[KEY]``)."""
+        return McpTool(self._connection, self._connection.listed[key])
+
+    def answer(self, arguments: Any) -> Answer:
+        return self._connection.call(self.definition.get("name", ""), arguments)
+
+    @contextlib.contextmanager
+    def offline(self) -> Iterator[None]:
+        """Make the calls inside the block to a server of their own, started cut off from the
+        network, and stopped after them."""
+        shared = self._connection
+        self._connection = Connection(
+            shared.command, shared.options, offline=True, error_texts=shared.error_texts
+        )
+        try:
+            yield
+        finally:
+            self._connection.close()
+            self._connection = shared
+
+    def connect(self) -> None:
+        """Start the server again if it died; a server that does not start fails the call."""
+        with contextlib.suppress(WireError):
+            self._connection.open()
+
+    def learn_errors(self) -> None:
+        """Once, call the tool without its required arguments, a call known to fail, to learn
+        the form of its error messages (not one of the calls the checks judge)."""
+        schema = self.definition.get("inputSchema")
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if self._probed or not required:
+            return
+        self._probed = True
+        with contextlib.suppress(CallCrashed):
+            self.remember(self.answer({}).response)
+
+    def remember(self, response: dict[str, Any]) -> None:
+        """Keep the text of an error answer (a few of them)."""
+        text, kept = _error_text(response), self._connection.error_texts
+        if text and text not in kept and len(kept) < _ERRORS_KEPT:
+            kept.append(text)
+
+    def resembled_error(self, response: dict[str, Any]) -> str:
+        """The error text of the server whose form a success's only text takes, if any."""
+        result = response.get("result")
+        if not isinstance(result, dict) or result.get("isError") is True:
+            return ""
+        content = result.get("content")
+        if not content or not all(
+            isinstance(block, dict) and block.get("type") == "text" for block in content
+        ):
+            return ""
+        text = "".join(str(block.get("text", "")) for block in content).strip()
+        return next((error for error in self._connection.error_texts if _in_form(text, error)), "")
+
+    def __repr__(self) -> str:
+        return (
+            f"<MCP tool {self.definition.get('name')!r} of {shlex.join(self._connection.command)}>"
+        )
+
+
+def _error_text(response: dict[str, Any]) -> str:
+    """The text of an answer that reports an error: an isError result's text, or an error
+    response's message; "" for any other answer."""
+    error = response.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or "").strip()
+    result = response.get("result")
+    if not isinstance(result, dict) or result.get("isError") is not True:
+        return ""
+    blocks = result.get("content") or []
+    return "".join(
+        str(block.get("text", "")) for block in blocks if isinstance(block, dict)
+    ).strip()
+
+
+def _in_form(text: str, error: str) -> bool:
+    """Whether ``text`` is the error message, or begins as it does: its text up to the first
+    ': ' ("Error: ", "Error executing tool add: "), a lead its messages share."""
+    lead, colon, _ = error.partition(": ")
+    shared = lead + colon
+    if colon and _MIN_FORM <= len(shared) <= _MAX_FORM:
+        return text.startswith(shared)
+    return text == error
+
+
+@dataclass
+class McpServer:
+    """A server as a whole: described by a session of its own (see :func:`probe`)."""
+
+    command: list[str]
+    options: LoadOptions
+    name: str = ""
+    # Why its tools could not be listed at load ("" when they were).
+    unreachable: str = ""
+
+    def __repr__(self) -> str:
+        return f"<MCP server {shlex.join(self.command)}>"
+
+
+def listing(session: Session) -> tuple[list[dict[str, Any]], str]:
+    """Every tool of a complete listing, and why it did not complete ("" when it did)."""
+    tools: list[dict[str, Any]] = []
+    cursor: Any = None
+    for _ in range(_MAX_PAGES):
+        reply = session.request("tools/list", {"cursor": cursor} if cursor is not None else {})
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            return tools, f"tools/list was answered with {canonical_json(reply.get('error'))}"
+        listed = result.get("tools")
+        if not isinstance(listed, list):
+            return tools, f"tools/list answered {type(listed).__name__} tools, not a list"
+        tools += [tool for tool in listed if isinstance(tool, dict)]
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return tools, ""
+    return (
+        tools,
+        f"tools/list still gave a next cursor after {_MAX_PAGES} pages: its pages end never",
+    )
