@@ -6,7 +6,8 @@ Run with the project's interpreter::
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
 Options: ``--repeats N``;
-``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink|together`` (repeatable);
+``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink|together|clients``
+(repeatable);
 ``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
 shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
 ``--output FILE``.
@@ -69,6 +70,8 @@ The script is importable (``import run`` from ``benchmarks/``): nothing runs on 
     sequences that call other tools of their home first (the kit) against each tool alone (its
     way before), in this process, at ``--axm-examples=100``: wall time (the goal: within 1.5x)
     and the calls made through the workers, steps included.
+12. **Clients** (``clients.py``): the client checks' own time against every check's and the
+    run's wall time, on the zoo of figure 4 in this process (the goal: under 1%).
 """
 
 from __future__ import annotations
@@ -98,6 +101,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import clients
 import shrinking
 import together
 
@@ -112,6 +116,7 @@ FIGURES = (
     "sandbox",
     "shrink",
     "together",
+    "clients",
 )
 
 __all__ = [
@@ -1212,6 +1217,7 @@ def table(results: dict[str, Any]) -> str:
             *_sandbox_lines(results),
             *shrinking.lines(results),
             *together.lines(results),
+            *clients.lines(results),
         ]
     )
 
@@ -1318,6 +1324,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "together" in wanted:
             _log(f"11. a home's tools together / alone: {len(together.HOMES)} homes")
             results["together"] = together.measure(repeats)
+        if "clients" in wanted:
+            _log(f"12. the client checks' share of a run: {len(refs)} tools")
+            results["clients"] = clients.measure(refs, repeats)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,

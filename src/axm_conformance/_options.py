@@ -67,6 +67,11 @@ def parse_assignments(lines: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def parse_names(lines: list[str]) -> tuple[str, ...]:
+    """Comma-separated names, one or more per line, as one tuple."""
+    return tuple(name.strip() for line in lines for name in line.split(",") if name.strip())
+
+
 CONFORMANCE = Option(
     "--axm-conformance",
     "axm_conformance",
@@ -198,6 +203,19 @@ OPTIONS: tuple[Option, ...] = (
         setting="network",
         parse=tuple,
         expected="a tool name",
+        repeatable=True,
+        reproduces=True,
+    ),
+    Option(
+        "--axm-clients",
+        "axm_clients",
+        "LLM clients whose rules fail a tool that breaks them, comma-separated: openai, "
+        "openai-strict, anthropic, anthropic-strict, gemini, gemini-parameters, mcp (otherwise "
+        "warnings, and notes for the strict modes). Repeatable (one per line in the ini).",
+        metavar="CLIENT[,CLIENT...]",
+        setting="clients",
+        parse=parse_names,
+        expected="client names",
         repeatable=True,
         reproduces=True,
     ),

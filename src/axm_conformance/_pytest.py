@@ -35,6 +35,7 @@ from axm_conformance._certificate import (
     write_json,
 )
 from axm_conformance._checks import CHECKS, Check, checks_for, load_check_plugins
+from axm_conformance._clients import portability, portability_table
 from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
@@ -508,12 +509,30 @@ class ConformancePlugin:
                     terminalreporter.write_line(line)
         for tool in document["unloadable"]:
             terminalreporter.write_line(f"{tool['ref']}: NOT certified: {tool['error']}")
+        for line in self._portability(document):
+            terminalreporter.write_line(line)
         for line in self.written:
             terminalreporter.write_line(f"axm-conformance wrote the {line}")
         if CONTRACT.exists():
             terminalreporter.write_line(f"What each check requires and why: {CONTRACT}")
         if self.gate:
             terminalreporter.write_line(self.gate, red=True, bold=True)
+
+    def _portability(self, document: dict[str, Any]) -> list[str]:
+        """The table of tools by client: "ok", or the first rule the tool breaks; none when no
+        client check ran."""
+        judged = {
+            tool["key"]
+            for tool in document["tools"]
+            for check in tool["checks"]
+            if check["id"].startswith("portable-to-") and check["outcome"] != "skipped"
+        }
+        rows = [
+            [key, *(b.rule.id if b else "ok" for b in portability(s.name, s.input_schema).values())]
+            for s, key in zip(self.subjects, self.keys, strict=True)
+            if key in judged
+        ]
+        return portability_table(rows)
 
 
 class _LineProgress:

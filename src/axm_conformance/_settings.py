@@ -53,7 +53,8 @@ class Settings:
     whether workers run in a sandbox ("auto": where one can be built, "required", "off"),
     ``network`` the names of the tools that reach the network in it besides those that declare
     they need one ("*": every tool), ``long_lived`` (tool name, reason) pairs exempt from the
-    check that a call leaves no process running.
+    check that a call leaves no process running, ``clients`` the client profiles (``openai``,
+    ``openai-strict``, ... see conformance/clients.md) whose findings fail a tool.
     """
 
     examples: int = 100
@@ -76,6 +77,7 @@ class Settings:
     sandbox: str = "auto"
     network: tuple[str, ...] = ()
     long_lived: tuple[tuple[str, str], ...] = ()
+    clients: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
@@ -150,6 +152,15 @@ class Settings:
         if not all(isinstance(name, str) and name for name in self.network):
             raise SettingsError(
                 "network", f"network names tools, or '*' for all, not {self.network!r}"
+            )
+        from axm_conformance._clients import PROFILES
+
+        unknown_clients = [name for name in self.clients if name not in PROFILES]
+        if unknown_clients:
+            raise SettingsError(
+                "clients",
+                f"unknown client {', '.join(map(repr, unknown_clients))}; known: "
+                f"{', '.join(PROFILES)}",
             )
         for entry in self.server_env:
             if not (

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from axm_conformance import check_tool
+from axm_conformance._clients import CLIENTS
 from axm_conformance._outcomes import Status
+from tests.clients_table import rows, written
 from tests.conftest import FIXTURES
 
 HERE = Path(__file__).resolve().parent
@@ -50,3 +52,20 @@ def test_a_real_framework_tool_runs_to_the_verdict_listed(entry: dict[str, Any])
         sorted(entry["fails"]),
         sorted(entry["warns"]),
     ), "\n".join(details)
+
+
+@pytest.mark.slow
+def test_the_portability_table_of_the_real_framework_tools_is_the_one_written() -> None:
+    """conformance/clients.md gives, per real framework tool, the first rule each client
+    profile finds it breaking, as the kit computes it from the schema the framework sends."""
+    if not os.environ.get("AXM_REAL_FRAMEWORKS"):
+        pytest.skip("the real framework tools are installed by tox -e frameworks")
+    computed = [
+        row
+        for entry in TOOLS
+        for row in rows(
+            entry["ref"].partition(".")[0],
+            [check_tool(entry["ref"], checks=tuple(f"portable-to-{c}" for c in CLIENTS))],
+        )
+    ]
+    assert computed == written("Published tools"), "\n".join(computed)

@@ -16,10 +16,13 @@ from typing import Any
 import pytest
 
 from axm_conformance import check_tool
+from axm_conformance._clients import CLIENTS
+from tests.clients_table import rows, written
 
 HERE = Path(__file__).resolve().parent
 SERVERS: list[dict[str, Any]] = tomllib.loads((HERE / "servers.toml").read_text())["server"]
 INSTALLED = os.environ.get("AXM_MCP_SERVERS", "")
+CLIENT_CHECKS = tuple(f"portable-to-{client}" for client in CLIENTS)
 
 
 def command(server: dict[str, Any], root: Path) -> str:
@@ -76,3 +79,30 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
     }
     assert "SERVER" in found and len(found) > 1, found
     assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"
+
+
+@pytest.mark.slow
+def test_the_portability_table_of_the_real_servers_is_the_one_written() -> None:
+    """conformance/clients.md gives, per tool of every server installed, the first rule each
+    client profile finds it breaking, as the kit computes it from the tools' listings."""
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    root = Path(INSTALLED)
+    computed: list[str] = []
+    listed: set[str] = set()
+    for server in SERVERS:
+        where = root / server["name"] if "pip" in server else root / "node_modules" / server["npm"]
+        if not where.exists():
+            continue
+        listed.add(server["name"])
+        report = check_tool(
+            f"mcp:{command(server, root)}",
+            checks=CLIENT_CHECKS,
+            worker_files=str(root / server["worker_files"]) if "worker_files" in server else None,
+            **server.get("options", {}),
+        )
+        computed += rows(server["name"], [report])
+    written_rows = [
+        row for row in written("Real MCP servers") if row.split("|")[1].strip() in listed
+    ]
+    assert computed == written_rows, "\n".join(computed)

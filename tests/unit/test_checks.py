@@ -60,6 +60,7 @@ class Case:
     subject: SubjectInfo = field(default_factory=subject)
     call: Call | None = None
     others: tuple[SubjectInfo, ...] = ()  # the other tools under test in the same run
+    clients: tuple[str, ...] = ()  # the client profiles the run names
 
     @property
     def violates(self) -> bool:
@@ -415,6 +416,62 @@ CASES = [
         "not a str",
         failure("the name is int, not a str"),
         subject=subject(name=7, name_type="int"),
+    ),
+    case("portable-to-openai", "a closed object requiring its one property"),
+    case(
+        "portable-to-openai",
+        "a dot in the name, and an optional property strict mode wants required",
+        warning("OpenAI function calling refuses it: name: the name 'text.shout' does not match"),
+        note("strict cannot take it: $: optional properties ['text']"),
+        subject=subject(
+            name="text.shout",
+            input_schema={
+                **PATH_SCHEMA,
+                "properties": {"text": {"type": "string"}},
+                "required": [],
+            },
+        ),
+    ),
+    case("portable-to-anthropic", "a closed object requiring its one property"),
+    case(
+        "portable-to-anthropic",
+        "a oneOf at the top, and a minimum strict mode cannot compile",
+        warning("$.oneOf: oneOf at the top level (rule anthropic-root-object"),
+        note("strict cannot take it: $.properties.n.minimum: uses minimum"),
+        subject=subject(
+            input_schema={
+                "type": "object",
+                "properties": {"n": {"type": "integer", "minimum": 1}},
+                "oneOf": [{"required": ["n"]}],
+                "additionalProperties": False,
+            }
+        ),
+    ),
+    case(
+        "portable-to-gemini",
+        "a closed object, which Gemini's OpenAPI parameters cannot say",
+        note("as parameters (the OpenAPI subset) cannot take it: $.additionalProperties: uses"),
+    ),
+    case(
+        "portable-to-gemini",
+        "a name starting with a digit",
+        warning("the name '9lives' does not match"),
+        note("cannot take it: $.additionalProperties"),
+        subject=subject(name="9lives"),
+    ),
+    case("portable-to-mcp", "a dotted name", subject=subject(name="admin.tools.list")),
+    case(
+        "portable-to-mcp",
+        "a comma in the name",
+        warning("MCP clients refuses it: name: the name 'a,b' does not match"),
+        subject=subject(name="a,b"),
+    ),
+    case(
+        "portable-to-openai",
+        "a client the run names fails",
+        failure("OpenAI function calling: name: the name 'text.shout' does not match"),
+        subject=subject(name="text.shout"),
+        clients=("openai",),
     ),
     case("name-unique", "alone", others=(subject(ref="tools:Other", name="other"),)),
     case(
@@ -1668,7 +1725,7 @@ CASES = [
 
 def judge(item: Case) -> tuple[Finding, ...]:
     others = (item.subject, *item.others)
-    context = CheckContext(settings=Settings(), subjects=others)
+    context = CheckContext(settings=Settings(clients=item.clients), subjects=others)
     return CHECKS[item.check_id].findings(item.subject, item.call, context)
 
 

@@ -177,6 +177,7 @@ EVERY_SETTING: dict[str, Any] = {
     "pace": 0.5,
     "sandbox": "off",
     "network": ("shout",),
+    "clients": ("openai", "gemini-parameters"),
 }
 LEFT_OUT = {"checks", "seed", "sys_path", "nondeterministic", "long_lived"}
 

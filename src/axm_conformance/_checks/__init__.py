@@ -3,7 +3,16 @@
 Checks of plugins (the MCP protocol's among them) are registered by :func:`load_check_plugins`.
 """
 
-from axm_conformance._checks import behaviour, guards, hints, invalid, results, schema, structure
+from axm_conformance._checks import (
+    behaviour,
+    clients,
+    guards,
+    hints,
+    invalid,
+    results,
+    schema,
+    structure,
+)
 from axm_conformance._checks._registry import (
     CHECKS,
     ENTRY_POINT_GROUP,
@@ -26,4 +35,4 @@ __all__ = [
     "load_check_plugins",
 ]
 
-del behaviour, guards, hints, invalid, results, schema, structure
+del behaviour, clients, guards, hints, invalid, results, schema, structure

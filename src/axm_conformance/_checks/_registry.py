@@ -162,6 +162,7 @@ GROUPS = (
     "server",
     "structure",
     "schema",
+    "clients",
     "calls",
     "results",
     "behaviour",

@@ -1,0 +1,60 @@
+"""Client checks: whether each LLM client takes the tool's name and input schema.
+
+One check per client (``portable-to-openai``, ...), judging the tool against that client's
+profiles (:mod:`axm_conformance._clients`): what the plain mode refuses is a warning, what an
+optional mode (a strict mode, Gemini's OpenAPI ``parameters``) cannot take a note saying what the
+tool loses; a client the run names (``--axm-clients``) turns its profile's findings into
+failures. They read the schema only, and call nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from axm_conformance._checks._registry import CheckContext, Found, check
+from axm_conformance._clients import CLIENTS, PROFILES, Profile, breaches
+from axm_conformance._observation import SubjectInfo
+from axm_conformance._outcomes import Finding, note, warning
+
+__all__: list[str] = []
+
+# The breaches of one profile shown, before how many more there are.
+_SHOWN = 3
+
+
+def _described(subject: SubjectInfo) -> str | None:
+    if subject.protocol == "unknown":
+        return "the object matches no tool protocol"
+    if subject.schema_error:
+        return f"no input schema to judge: {subject.schema_error}"
+    return None
+
+
+def _finding(profile: Profile, text: str, named: tuple[str, ...]) -> str | Finding:
+    if profile.id in named:
+        return f"{profile.title}: {text}"
+    if profile.optional:
+        return note(f"{profile.title} cannot take it: {text}; {profile.loses}")
+    return warning(f"{profile.title} refuses it: {text}")
+
+
+def _judge(client: str) -> Callable[[SubjectInfo, CheckContext], Found]:
+    profiles = [profile for profile in PROFILES.values() if profile.client == client]
+
+    def judge(subject: SubjectInfo, context: CheckContext) -> Found:
+        named = tuple(context.settings.clients)
+        for profile in profiles:
+            found = [str(b) for b in breaches(profile, subject.name, subject.input_schema)]
+            for text in found[:_SHOWN]:
+                yield _finding(profile, text, named)
+            if len(found) > _SHOWN:
+                yield _finding(profile, f"... and {len(found) - _SHOWN} more places", named)
+
+    judge.__doc__ = f"The tool's name and input schema are taken by {CLIENTS[client]}."
+    judge.__name__ = f"portable_to_{client}"
+    return judge
+
+
+for _client in CLIENTS:
+    check(f"portable-to-{_client}", "clients", applies=_described)(_judge(_client))
+del _client
