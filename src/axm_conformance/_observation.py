@@ -191,7 +191,10 @@ class Policy:
     one is a warning. ``no_determinism`` says why the protocol's tools are not judged for
     determinism at all ("" when they are). ``denial_exception`` names the exception a call
     denied by a guard in front of the tool raises (axio's ``GuardError``), where the protocol
-    has guards. conformance/protocols.md documents each setting and what it reads.
+    has guards. ``schema_adapters`` pairs a client (``openai``) with what in the protocol's
+    runtime rewrites a tool's input schema for that client before sending it: what the client's
+    rules find in the schema (not in the name) is then a note naming it. conformance/protocols.md
+    documents each setting and what it reads.
 
     An invalid input answered "json-rpc" is answered with a failed result or the JSON-RPC error
     "invalid params" (-32602).
@@ -208,6 +211,7 @@ class Policy:
     description_required: bool = True
     no_determinism: str = ""
     denial_exception: str = ""
+    schema_adapters: tuple[tuple[str, str], ...] = ()
 
 
 def _one_line(text: str, limit: int = 100) -> str:

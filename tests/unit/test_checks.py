@@ -19,6 +19,7 @@ from axm_conformance._observation import (
     Call,
     ExceptionInfo,
     Observation,
+    Policy,
     ResultModel,
     SideEffect,
     SubjectInfo,
@@ -430,6 +431,18 @@ CASES = [
                 "properties": {"text": {"type": "string"}},
                 "required": [],
             },
+        ),
+    ),
+    case(
+        "portable-to-openai",
+        "a schema the protocol's runtime rewrites for OpenAI before sending it",
+        note("would refuse the schema as declared: $: an object that lists no properties"),
+        note("; the runtime's transformer rewrites it for OpenAI"),
+        subject=subject(
+            input_schema={"type": "object", "additionalProperties": False},
+            policy=Policy(
+                schema_adapters=(("openai", "the runtime's transformer rewrites it for OpenAI"),)
+            ),
         ),
     ),
     case("portable-to-anthropic", "a closed object requiring its one property"),

@@ -4,7 +4,9 @@ One check per client (``portable-to-openai``, ...), judging the tool against tha
 profiles (:mod:`axm_conformance._clients`): what the plain mode refuses is a warning, what an
 optional mode (a strict mode, Gemini's OpenAPI ``parameters``) cannot take a note saying what the
 tool loses; a client the run names (``--axm-clients``) turns its profile's findings into
-failures. They read the schema only, and call nothing.
+failures. Where the protocol's runtime rewrites the schema for a client before sending it
+(``Policy.schema_adapters``), what that client's rules find in the schema is a note naming it.
+They read the schema only, and call nothing.
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ def _described(subject: SubjectInfo) -> str | None:
     return None
 
 
-def _finding(profile: Profile, text: str, named: tuple[str, ...]) -> str | Finding:
+def _finding(profile: Profile, text: str, named: tuple[str, ...], adapter: str) -> str | Finding:
+    """A breach of ``profile`` as the run weighs it: a failure where the run names the profile,
+    else a note for what the runtime rewrites (``adapter``) or an optional mode cannot take,
+    a warning for what a client refuses."""
+    if adapter:
+        return note(f"{profile.title} would refuse the schema as declared: {text}; {adapter}")
     if profile.id in named:
         return f"{profile.title}: {text}"
     if profile.optional:
@@ -43,12 +50,16 @@ def _judge(client: str) -> Callable[[SubjectInfo, CheckContext], Found]:
 
     def judge(subject: SubjectInfo, context: CheckContext) -> Found:
         named = tuple(context.settings.clients)
+        # What rewrites the schema for this client; the name it sends as it is.
+        adapter = dict(subject.policy.schema_adapters).get(client, "")
         for profile in profiles:
-            found = [str(b) for b in breaches(profile, subject.name, subject.input_schema)]
-            for text in found[:_SHOWN]:
-                yield _finding(profile, text, named)
+            found = breaches(profile, subject.name, subject.input_schema)
+            for breach in found[:_SHOWN]:
+                rewritten = adapter if breach.place != "name" else ""
+                yield _finding(profile, str(breach), named, rewritten)
             if len(found) > _SHOWN:
-                yield _finding(profile, f"... and {len(found) - _SHOWN} more places", named)
+                more = f"... and {len(found) - _SHOWN} more places"
+                yield _finding(profile, more, named, adapter if found[-1].place != "name" else "")
 
     judge.__doc__ = f"The tool's name and input schema are taken by {CLIENTS[client]}."
     judge.__name__ = f"portable_to_{client}"

@@ -39,6 +39,12 @@ class PydanticAIProtocol(ToolProtocol):
     policy = Policy(
         invalid="raise",
         no_determinism=no_determinism_in("Pydantic AI"),
+        # Each model profile transforms a tool's schema for its provider before sending it.
+        schema_adapters=(
+            ("openai", "Pydantic AI's OpenAIJsonSchemaTransformer rewrites it for OpenAI"),
+            ("anthropic", "Pydantic AI's AnthropicJsonSchemaTransformer rewrites it for Anthropic"),
+            ("gemini", "Pydantic AI's GoogleJsonSchemaTransformer rewrites it for Gemini"),
+        ),
     )
     call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
     hints = {
