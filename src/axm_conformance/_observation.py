@@ -191,10 +191,11 @@ class Policy:
     one is a warning. ``no_determinism`` says why the protocol's tools are not judged for
     determinism at all ("" when they are). ``denial_exception`` names the exception a call
     denied by a guard in front of the tool raises (axio's ``GuardError``), where the protocol
-    has guards. ``schema_adapters`` pairs a client (``openai``) with what in the protocol's
-    runtime rewrites a tool's input schema for that client before sending it: what the client's
-    rules find in the schema (not in the name) is then a note naming it. conformance/protocols.md
-    documents each setting and what it reads.
+    has guards. ``schema_adapters`` pairs a client profile or one of its rules
+    (``openai-strict``, ``openai-root-properties``) with what in the protocol's runtime keeps
+    the client from meeting it (a transformer that rewrites the schema, a mode it never sends):
+    what that profile or rule finds is then a note naming it. conformance/protocols.md documents
+    each setting and what it reads.
 
     An invalid input answered "json-rpc" is answered with a failed result or the JSON-RPC error
     "invalid params" (-32602).

@@ -139,3 +139,23 @@ def test_published_tool_objects_keep_their_own_runtime() -> None:
     tool = load_tool("pub_axio:word_count_guarded")
     assert type(tool).__module__ == "axio.tool"
     assert type(tool).__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_the_portability_table_of_the_published_tools_is_the_one_written() -> None:
+    """conformance/clients.md gives, per tool axio-tools-local and axm-config publish, the
+    first rule each client profile finds it breaking, as the kit computes it."""
+    from importlib import metadata
+
+    from axm_conformance._clients import CLIENTS
+    from tests.clients_table import rows, written
+
+    checks = tuple(f"portable-to-{client}" for client in CLIENTS)
+    homes = {"axio.tools": "axio-tools-local", "axm.tools": "axm-config"}
+    computed = [
+        row
+        for group, home in homes.items()
+        for entry in metadata.entry_points(group=group)
+        if entry.dist is not None and entry.dist.name == home
+        for row in rows(home, [check_tool(f"entry-point:{group}:{entry.name}", checks=checks)])
+    ]
+    assert computed == written("Published tools", homes.values()), "\n".join(computed)

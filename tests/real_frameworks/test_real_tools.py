@@ -60,12 +60,12 @@ def test_the_portability_table_of_the_real_framework_tools_is_the_one_written() 
     profile finds it breaking, as the kit computes it from the schema the framework sends."""
     if not os.environ.get("AXM_REAL_FRAMEWORKS"):
         pytest.skip("the real framework tools are installed by tox -e frameworks")
+    homes = [entry["ref"].partition(".")[0] for entry in TOOLS]
     computed = [
         row
-        for entry in TOOLS
+        for entry, home in zip(TOOLS, homes, strict=True)
         for row in rows(
-            entry["ref"].partition(".")[0],
-            [check_tool(entry["ref"], checks=tuple(f"portable-to-{c}" for c in CLIENTS))],
+            home, [check_tool(entry["ref"], checks=tuple(f"portable-to-{c}" for c in CLIENTS))]
         )
     ]
-    assert computed == written("Published tools"), "\n".join(computed)
+    assert computed == written("Published tools", homes), "\n".join(computed)

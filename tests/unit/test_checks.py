@@ -436,12 +436,12 @@ CASES = [
     case(
         "portable-to-openai",
         "a schema the protocol's runtime rewrites for OpenAI before sending it",
-        note("would refuse the schema as declared: $: an object that lists no properties"),
-        note("; the runtime's transformer rewrites it for OpenAI"),
+        note("would not take it as declared: $: an object that lists no properties"),
+        note("strict cannot take it: $: an object that lists no properties"),
         subject=subject(
             input_schema={"type": "object", "additionalProperties": False},
             policy=Policy(
-                schema_adapters=(("openai", "the runtime's transformer rewrites it for OpenAI"),)
+                schema_adapters=(("openai-root-properties", "the runtime adds the properties"),)
             ),
         ),
     ),

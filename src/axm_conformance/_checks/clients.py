@@ -4,8 +4,9 @@ One check per client (``portable-to-openai``, ...), judging the tool against tha
 profiles (:mod:`axm_conformance._clients`): what the plain mode refuses is a warning, what an
 optional mode (a strict mode, Gemini's OpenAPI ``parameters``) cannot take a note saying what the
 tool loses; a client the run names (``--axm-clients``) turns its profile's findings into
-failures. Where the protocol's runtime rewrites the schema for a client before sending it
-(``Policy.schema_adapters``), what that client's rules find in the schema is a note naming it.
+failures. Where the protocol's runtime keeps a client from meeting what a profile or a rule
+finds (``Policy.schema_adapters``: a transformer that rewrites the schema, a mode it never
+sends), that finding is a note naming it.
 They read the schema only, and call nothing.
 """
 
@@ -37,7 +38,7 @@ def _finding(profile: Profile, text: str, named: tuple[str, ...], adapter: str) 
     else a note for what the runtime rewrites (``adapter``) or an optional mode cannot take,
     a warning for what a client refuses."""
     if adapter:
-        return note(f"{profile.title} would refuse the schema as declared: {text}; {adapter}")
+        return note(f"{profile.title} would not take it as declared: {text}; {adapter}")
     if profile.id in named:
         return f"{profile.title}: {text}"
     if profile.optional:
@@ -50,16 +51,15 @@ def _judge(client: str) -> Callable[[SubjectInfo, CheckContext], Found]:
 
     def judge(subject: SubjectInfo, context: CheckContext) -> Found:
         named = tuple(context.settings.clients)
-        # What rewrites the schema for this client; the name it sends as it is.
-        adapter = dict(subject.policy.schema_adapters).get(client, "")
+        adapters = dict(subject.policy.schema_adapters)
         for profile in profiles:
             found = breaches(profile, subject.name, subject.input_schema)
             for breach in found[:_SHOWN]:
-                rewritten = adapter if breach.place != "name" else ""
-                yield _finding(profile, str(breach), named, rewritten)
+                absorbed = adapters.get(breach.rule.id) or adapters.get(profile.id, "")
+                yield _finding(profile, str(breach), named, absorbed)
             if len(found) > _SHOWN:
                 more = f"... and {len(found) - _SHOWN} more places"
-                yield _finding(profile, more, named, adapter if found[-1].place != "name" else "")
+                yield _finding(profile, more, named, adapters.get(profile.id, ""))
 
     judge.__doc__ = f"The tool's name and input schema are taken by {CLIENTS[client]}."
     judge.__name__ = f"portable_to_{client}"

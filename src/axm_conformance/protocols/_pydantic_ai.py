@@ -39,11 +39,19 @@ class PydanticAIProtocol(ToolProtocol):
     policy = Policy(
         invalid="raise",
         no_determinism=no_determinism_in("Pydantic AI"),
-        # Each model profile transforms a tool's schema for its provider before sending it.
+        # What each model profile does with a tool's schema before sending it (read from
+        # pydantic_ai: profiles/openai.py, models/__init__.py, models/google.py).
         schema_adapters=(
-            ("openai", "Pydantic AI's OpenAIJsonSchemaTransformer rewrites it for OpenAI"),
-            ("anthropic", "Pydantic AI's AnthropicJsonSchemaTransformer rewrites it for Anthropic"),
-            ("gemini", "Pydantic AI's GoogleJsonSchemaTransformer rewrites it for Gemini"),
+            (
+                "openai-root-properties",
+                "Pydantic AI's OpenAIJsonSchemaTransformer adds the empty properties",
+            ),
+            (
+                "openai-strict",
+                "Pydantic AI sends a tool strict only when its schema is strict-compatible",
+            ),
+            ("anthropic-strict", "Pydantic AI sends a tool strict only when it is asked to"),
+            ("gemini-parameters", "Pydantic AI sends the schema as parametersJsonSchema"),
         ),
     )
     call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
