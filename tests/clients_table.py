@@ -33,9 +33,12 @@ def header(first: str) -> list[str]:
     ]
 
 
-def written(section: str) -> list[str]:
-    """The table rows under the page's heading ``## {section}``."""
+def written(section: str, homes: Iterable[str]) -> list[str]:
+    """The table rows of these homes under the page's heading ``## {section}``."""
     text = PAGE.read_text(encoding="utf-8").split(f"## {section}\n")[1].split("\n## ")[0]
+    wanted = set(homes)
     return [
-        line for line in text.splitlines() if line.startswith("| ") and "`" in line.split("|")[2]
+        line
+        for line in text.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip() in wanted
     ]
