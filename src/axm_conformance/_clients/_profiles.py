@@ -619,10 +619,7 @@ PROFILES: dict[str, Profile] = {
         Profile("mcp", "mcp", "MCP clients", _mcp),
     )
 }
-# The clients a check is named after, each with its title.
+# The clients a check is named after, each with the title of its plain mode.
 CLIENTS: dict[str, str] = {
-    "openai": "OpenAI function calling",
-    "anthropic": "Anthropic tool use",
-    "gemini": "Gemini function declarations",
-    "mcp": "MCP clients",
+    profile.client: profile.title for profile in PROFILES.values() if not profile.beyond
 }
