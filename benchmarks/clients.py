@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from axm_conformance import LoadError, check_tool
+from axm_conformance._checks import CHECKS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES = 30
 BASE_SEED = 20261122
-CLIENT_CHECKS = "portable-to-"
 
 
 def measure(refs: Sequence[str], repeats: int) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def measure(refs: Sequence[str], repeats: int) -> dict[str, Any]:
             for tool in report.tools:
                 for outcome in tool.outcomes:
                     checks += outcome.duration
-                    if outcome.check_id.startswith(CLIENT_CHECKS):
+                    if CHECKS[outcome.check_id].group == "clients":
                         clients += outcome.duration
                         judged += 1
         runs.append((time.perf_counter() - started, checks, clients, judged))

@@ -525,7 +525,7 @@ class ConformancePlugin:
             tool["key"]
             for tool in document["tools"]
             for check in tool["checks"]
-            if check["id"].startswith("portable-to-") and check["outcome"] != "skipped"
+            if CHECKS[check["id"]].group == "clients" and check["outcome"] != "skipped"
         }
         rows = [
             [key, *(b.rule.id if b else "ok" for b in portability(s.name, s.input_schema).values())]

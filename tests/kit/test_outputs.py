@@ -483,3 +483,27 @@ def test_hypothesis_profile_and_example_database_are_honoured(pytester: pytest.P
     result = run(pytester, "--axm-tool=zoo_axm:MeanTool", "--axm-check=result-json")
     result.assert_outcomes(failed=1)
     assert any(path.is_file() for path in Path(database).rglob("*"))
+
+
+def test_the_summary_ends_with_the_portability_table_when_a_client_check_ran(
+    pytester: pytest.Pytester,
+) -> None:
+    result = run(
+        pytester,
+        "--axm-tool=zoo_axm:FileSizeTool",
+        "--axm-tool=zoo_axm:SlugTool",
+        "--axm-check=portable-to-openai",
+        "--axm-check=portable-to-mcp",
+    )
+    profiles = "openai openai-strict anthropic anthropic-strict gemini gemini-parameters mcp"
+    broken = "openai-name openai-name anthropic-name anthropic-name gemini-name gemini-name"
+    result.stdout.re_match_lines(
+        [
+            r"portability to LLM clients \(the first rule each breaks: conformance/clients.md\):",
+            "tool +" + profiles.replace(" ", " +"),
+            "zoo_axm:FileSizeTool +" + broken.replace(" ", " +") + " +mcp-name",
+            "make_slug +ok +openai-strict-all-required +ok +ok +ok +gemini-parameters-keywords +ok",
+        ]
+    )
+    without = run(pytester, "--axm-tool=zoo_axm:SlugTool", "--axm-check=name-valid")
+    assert "portability to LLM clients" not in without.stdout.str()

@@ -524,9 +524,7 @@ _BESIDE_REF = ("description", "default")
 
 def _gemini(name: Any, schema: Any) -> Iterator[Breach]:
     yield from name_breach(GEMINI_NAME, r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}", name)
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        kind = schema.get("type") if isinstance(schema, dict) else type(schema).__name__
-        yield Breach(GEMINI_ROOT, "$", f"the root's type is {kind!r}, not 'object'")
+    yield from root_object(GEMINI_ROOT, schema, combinators=())
     for node in nodes(schema):
         if "$ref" not in node.schema:
             continue
@@ -575,9 +573,7 @@ MCP_SCHEMA = _rule(
 
 def _mcp(name: Any, schema: Any) -> Iterator[Breach]:
     yield from name_breach(MCP_NAME, r"[A-Za-z0-9_.-]{1,128}", name)
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        kind = schema.get("type") if isinstance(schema, dict) else type(schema).__name__
-        yield Breach(MCP_SCHEMA, "$", f"the root's type is {kind!r}, not 'object'")
+    yield from root_object(MCP_SCHEMA, schema, combinators=())
 
 
 PROFILES: dict[str, Profile] = {
