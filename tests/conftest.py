@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from axm_conformance._checks import load_check_plugins
-from axm_conformance._process.system import _platform
+from axm_conformance._process.system import _platform, _sandbox, _trace
 
 # The checks plugins register (the MCP protocol's), as every run of the kit registers them
 # before it reads the registry: tests read it directly.
@@ -75,6 +75,12 @@ def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
         monkeypatch.delenv(_platform.PORTABLE_VARIABLE, raising=False)
     monkeypatch.setattr(_platform, "PLATFORM", _platform.detect())
     return chosen
+
+
+def untraced() -> str:
+    """Why a server's writes are not traced here ("" when they are): a sandbox, and strace in
+    it."""
+    return _sandbox.support() or _trace.support()
 
 
 def unsupported(entry: dict[str, Any]) -> str | None:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from axm_conformance._process.system import _sandbox, _tasks
+from axm_conformance._process.system import _sandbox, _tasks, _trace
 from axm_conformance._process.system._platform import as_root
 
 __all__ = [
@@ -235,9 +235,15 @@ class Settings:
                 f"at most {_tasks.TASKS_MAX} tasks more than the user runs (RLIMIT_NPROC: "
                 f"{without})"
             )
+        untraced = _trace.support()
+        writes = (
+            f"servers' writes outside not named ({untraced})"
+            if untraced
+            else "servers' writes outside named (strace)"
+        )
         return (
             f"{_sandbox.version() or 'bubblewrap'}: a PID namespace, a read-only filesystem "
-            f"but the working and temporary directories, {network}, {tasks}"
+            f"but the working and temporary directories, {network}, {tasks}, {writes}"
         )
 
     def reaches_network(self, name: Any, declared: bool) -> bool:

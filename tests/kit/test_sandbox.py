@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from axm_conformance import check_tool
-from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system import _sandbox, _trace
 from axm_conformance._process.system._sandbox import Sandbox, exit_status
 from axm_conformance._settings import Settings, SettingsError
 from tests.conftest import FIXTURES
@@ -169,6 +169,9 @@ def test_the_header_says_which_sandbox_is_in_force(
             "--axm-conformance", "--axm-tool=zoo_axm:SlugTool", "--axm-examples=1", *given
         )
         result.stdout.fnmatch_lines([said])
+        if not given and not _trace.support():
+            traced = "axm-conformance sandbox: *, servers' writes outside named (strace)"
+            result.stdout.fnmatch_lines([traced])
 
 
 @needs_sandbox

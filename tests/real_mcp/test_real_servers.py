@@ -18,6 +18,7 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._clients import CLIENTS
 from tests.clients_table import rows, written
+from tests.conftest import untraced
 
 HERE = Path(__file__).resolve().parent
 SERVERS: list[dict[str, Any]] = tomllib.loads((HERE / "servers.toml").read_text())["server"]
@@ -103,3 +104,38 @@ def test_the_portability_table_of_the_real_servers_is_the_one_written() -> None:
         )
         computed += rows(server["name"], [report])
     assert computed == written("Real MCP servers", listed), "\n".join(computed)
+
+
+@pytest.mark.slow
+def test_the_memory_server_in_its_default_setup_is_named_writing_beside_its_own_code() -> None:
+    """Without MEMORY_FILE_PATH the npm memory server keeps its graph in its own package: every
+    tool that saves the graph tries to write there, which the sandbox refuses and its trace
+    names; the tools that only read pass, and the package is left as it was."""
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    if untraced():
+        pytest.skip(f"a server's writes are traced in a sandbox only: {untraced()}")
+    (server,) = [server for server in SERVERS if server["name"] == "server-memory"]
+    package = Path(INSTALLED) / "node_modules" / server["npm"]
+    if not package.exists():
+        pytest.skip("server-memory is not installed (no Node)")
+    before = sorted(package.rglob("*"))
+    report = check_tool(
+        f"mcp:{command(server, Path(INSTALLED))}",
+        checks=("writes-confined", "server-writes-confined"),
+        examples=5,
+        seed=1,
+    )
+    named = {
+        str(tool.subject.name): [str(finding) for o in tool.failed for finding in o.findings]
+        for tool in report.tools
+        if tool.subject.kind == "tool"
+    }
+    saving = {name for name, found in named.items() if found}
+    assert saving == {
+        "create_entities", "create_relations", "add_observations",
+        "delete_entities", "delete_observations", "delete_relations",
+    }, named  # fmt: skip
+    store = str(package / "dist" / "memory.jsonl")
+    assert all(store in found[0] for name, found in named.items() if name in saving), named
+    assert sorted(package.rglob("*")) == before

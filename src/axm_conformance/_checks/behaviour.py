@@ -102,12 +102,21 @@ def no_process_left(subject: SubjectInfo, call: Call, context: CheckContext) -> 
             yield effect.text
 
 
+def _writes_unseen(subject: SubjectInfo) -> str | Finding | None:
+    """Why the tool's writes are not seen: its code runs in no process the kit watches."""
+    if subject.offers("in-process") or subject.offers("writes-traced"):
+        return input_unusable(subject)
+    return (
+        "its writes are not seen: its code runs in a process that is not traced (a server is "
+        "traced in its sandbox where strace is installed; see the run's header)"
+    )
+
+
 @check(
     "writes-confined",
     "behaviour",
-    applies=input_unusable,
+    applies=_writes_unseen,
     considers=("returned", "raised"),
-    requires=("in-process",),
 )
 def writes_confined(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call writes only in its working and temporary directories, or where its input says."""

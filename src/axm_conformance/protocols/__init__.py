@@ -25,6 +25,7 @@ from axm_conformance._observation import (
     ParameterInfo,
     Policy,
     ResultModel,
+    SideEffect,
     SubjectInfo,
 )
 from axm_conformance.protocols._base import (
@@ -73,6 +74,7 @@ __all__ = [
     "RegistryError",
     "ResultModel",
     "Runner",
+    "SideEffect",
     "SubjectInfo",
     "Target",
     "ToolProtocol",

@@ -21,6 +21,7 @@ from axm_conformance._observation import (
     Policy,
     ResultFacts,
     ResultModel,
+    SideEffect,
     SubjectInfo,
     canonical_json,
     jsonable,
@@ -192,6 +193,10 @@ CAPABILITIES: dict[str, str] = {
         "from the network"
     ),
     "effects-declared": "declared kinds of access (read, write, execute, external)",
+    "writes-traced": (
+        "the paths it tried to write outside its working and temporary directories, traced "
+        "where it runs (a server's sandbox, through strace)"
+    ),
     "guards": "permission guards in front of the tool",
     "concurrency-limit": "a limit on concurrent calls",
     "refusal-exceptions": (
@@ -375,6 +380,11 @@ class ToolProtocol:
     def call(self, input: Any) -> Any:
         """Start one call with ``input``: its return value, possibly awaitable."""
         raise NotImplementedError
+
+    def side_effects(self, value: Any) -> tuple[SideEffect, ...]:
+        """What the call that returned ``value`` did that the worker cannot see from its own
+        process (a server's writes its sandbox refused): none by default."""
+        return ()
 
     def calling_under(self, condition: str) -> contextlib.AbstractContextManager[None]:
         """Make the calls inside the block under ``condition`` ("": as always): a probe's,

@@ -326,7 +326,8 @@ def _invoke(
         handler_called=protocol.handler_called,
         duration=duration,
     )
-    return _with_side_effects(observation, watch.changes(), workdir)
+    effects = watch.changes() + protocol.side_effects(value)
+    return _with_side_effects(observation, effects, workdir)
 
 
 def _renew_loop(state: ToolState[ToolProtocol]) -> None:

@@ -21,7 +21,7 @@ import functools
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from axm_conformance._observation import SideEffect
@@ -32,7 +32,7 @@ from axm_conformance._process.system import _sandbox
 from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import Started
 
-__all__ = ["Watch", "watch_writes"]
+__all__ = ["Watch", "watch_writes", "written_outside"]
 
 _STREAMS = ("stdin", "stdout", "stderr")
 _FD_NAMES = ("input", "output", "error")
@@ -136,14 +136,7 @@ class Watch:
         # machine's /tmp and shown again, say) is outside.
         shown = [path for path in _WRITES.in_temporary if _read_only(path)]
         paths = list(dict.fromkeys([*_WRITES, *shown]))
-        if not paths:
-            return []
-        where = "the sandbox refused" if _sandbox.inside() else "it was let"
-        said = (
-            f"tried to write {listed(paths)}, outside its working and temporary directories "
-            f"({where})"
-        )
-        return [SideEffect("outside", said, tuple(paths))]
+        return written_outside(paths, refused=_sandbox.inside())
 
     def _temporary(self) -> list[SideEffect]:
         effects = []
@@ -294,6 +287,19 @@ def _count(number: int, one: str, many: str) -> str:
 
 def _described(value: Any) -> str:
     return "None" if value is None else f"a {type_name(value)}"
+
+
+def written_outside(paths: Sequence[str], refused: bool) -> list[SideEffect]:
+    """The side effect of writes to ``paths``, outside the working and temporary directories
+    (none without paths); ``refused`` says the sandbox refused them."""
+    if not paths:
+        return []
+    where = "the sandbox refused" if refused else "it was let"
+    said = (
+        f"tried to write {listed(list(paths))}, outside its working and temporary directories "
+        f"({where})"
+    )
+    return [SideEffect("outside", said, tuple(paths))]
 
 
 def _of_state(told: Callable[[], list[str]]) -> list[SideEffect]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._process.parent._forkserver import ForkServer
 from axm_conformance._process.parent._worker import Answer, Worker, WorkerConfig, fork_server
+from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings, SettingsError
@@ -266,11 +267,12 @@ def _worker_config(
     )
     # A server runs in a sandbox of its own, its worker (the kit's code alone) outside it: what
     # the server does to its sandbox (a kill of -1, say) cannot end the worker that reports it.
-    sandbox = Sandbox(network=network) if settings.contained else None
+    # The server's writes outside are traced there (see _trace).
+    sandbox = (
+        Sandbox(network=network, tracer=_trace.tracer()) if settings.contained and serves else None
+    )
     options = LoadOptions(
-        max(settings.timeout, _SERVER_START),
-        dict(settings.server_env),
-        sandbox=sandbox if serves else None,
+        max(settings.timeout, _SERVER_START), dict(settings.server_env), sandbox=sandbox
     )
     return WorkerConfig(
         timeout=settings.timeout,

@@ -77,9 +77,11 @@ _INSTALL = (
 
 @dataclass(frozen=True)
 class Sandbox:
-    """A sandbox to start a process in: ``network`` says whether it reaches any network."""
+    """A sandbox to start a process in: ``network`` says whether it reaches any network;
+    ``tracer``, strace's path, that a server started in it is traced (see ``_trace``)."""
 
     network: bool = False
+    tracer: str = ""
 
     def command(
         self,

@@ -8,8 +8,9 @@ structured result also given as text, for clients that read only the content.
 Server checks judge a server as a whole, seen in a session of its own: it answers the handshake
 in time and declares its tools, writes nothing but protocol messages and only valid ones, lists
 its tools the same way twice through pages that end, refuses a call of a tool it does not list as
-the spec says, and exits when its input closes, leaving no process behind, fresh and after one
-call of each of its tools.
+the spec says, writes nothing outside its working and temporary directories on its own, and
+exits when its input closes, leaving no process behind, fresh and after one call of each of its
+tools.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from axm_conformance import Call, CheckContext, Finding, SubjectInfo, check, not
 from axm_conformance._checks._registry import Found, first_few
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import INVALID_PARAMS
+from axm_conformance._process.child._filewatch import listed
 from axm_conformance.protocols.mcp._facts import ServerFacts, last_said
 
 __all__: list[str] = []
@@ -210,3 +212,14 @@ def server_exits(subject: SubjectInfo, context: CheckContext) -> Found:
         yield f"{after}, left a process running after it exited: {leftover}"
     if facts.calls_ended:
         yield note(f"how it ends after calls of its tools is not judged: {facts.calls_ended}")
+
+
+@check("server-writes-confined", "server", requires=("writes-traced",), subject="server")
+def server_writes_confined(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server writes nothing outside its working and temporary directories on its own."""
+    refused = _facts(subject).refused_writes
+    if refused:
+        yield (
+            f"tried to write {listed(list(refused))} as it started, listed its tools or ended, "
+            "outside its working and temporary directories (the sandbox refused)"
+        )

@@ -32,6 +32,9 @@ class ServerFacts:
     ``leftovers_after_calls`` say how it ended then (None and () when that session was not
     closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
     the server, a handshake not answered again; "" when it did not).
+
+    ``refused_writes`` names the paths outside its working and temporary directories whose write
+    its sandbox refused while it started, listed its tools and ended (traced servers only).
     """
 
     started: str
@@ -52,3 +55,4 @@ class ServerFacts:
     exited_after_calls: bool | None = None
     leftovers_after_calls: tuple[str, ...] = ()
     calls_ended: str = ""
+    refused_writes: tuple[str, ...] = ()

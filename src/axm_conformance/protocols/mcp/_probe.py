@@ -117,6 +117,7 @@ def probe(server: McpServer) -> ServerFacts:
         exited_after_calls=after.exited,
         leftovers_after_calls=after.leftovers,
         calls_ended=after.ended,
+        refused_writes=tuple(session.refused_writes()),
     )
 
 

@@ -19,8 +19,10 @@ from axm_conformance._observation import (
     Policy,
     ResultFacts,
     ResultModel,
+    SideEffect,
     SubjectInfo,
 )
+from axm_conformance._process.child._sideeffects import written_outside
 from axm_conformance.protocols._base import (
     Cleanups,
     Loaded,
@@ -52,7 +54,10 @@ JSON_RPC_ERROR = "JSON-RPC error"
 class McpProtocol(ToolProtocol):
     name = "mcp"
     title = "MCP"
-    capabilities = frozenset({"description", "output-schema", "json-rpc", "behaviour-hints"})
+    # writes-traced where a server runs in a sandbox under strace; see _subject_capabilities.
+    capabilities = frozenset(
+        {"description", "output-schema", "json-rpc", "behaviour-hints", "writes-traced"}
+    )
     ref_prefix = PREFIX
     detection_order = 60
     result = ResultModel(
@@ -136,7 +141,7 @@ class McpProtocol(ToolProtocol):
             return self._described_server(facts, time.perf_counter() - started)
         definition: dict[str, Any] = self.obj.definition
         schema = definition.get("inputSchema")
-        return self._info(
+        info = self._info(
             variant="",
             input_schema=schema,
             schema_source="declared" if "inputSchema" in definition else "",
@@ -147,13 +152,24 @@ class McpProtocol(ToolProtocol):
             annotations=dict(definition.get("annotations") or {}),
             instructions=self.obj.instructions,
         )
+        return dataclasses.replace(
+            info, capabilities=self._subject_capabilities(self.obj.connection_options)
+        )
+
+    def _subject_capabilities(self, options: LoadOptions) -> frozenset[str]:
+        """The protocol's capabilities as this server offers them: its writes are traced only
+        in a sandbox under strace."""
+        sandbox = options.sandbox
+        if sandbox is not None and sandbox.tracer:
+            return self.capabilities
+        return self.capabilities - {"writes-traced"}
 
     def _described_server(self, facts: ServerFacts, seconds: float) -> SubjectInfo:
         return SubjectInfo(
             ref=self.ref,
             protocol=self.name,
             protocol_title=self.title,
-            capabilities=self.capabilities,
+            capabilities=self._subject_capabilities(self.obj.options),
             variant="server",
             name=self.obj.name or shlex.join(self.obj.command),
             name_type="str",
@@ -196,6 +212,10 @@ class McpProtocol(ToolProtocol):
 
     def own_objects(self) -> tuple[Any, ...]:
         return ()  # the tool's code runs in its server, not here
+
+    def side_effects(self, value: Any) -> tuple[SideEffect, ...]:
+        assert isinstance(value, Answer)
+        return tuple(written_outside(value.refused_writes, refused=True))
 
     def facts(self, value: Any, *, size_limit: int) -> ResultFacts:
         """A response reduced to the facts the checks judge: the members of its result, or its

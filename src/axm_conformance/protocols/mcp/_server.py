@@ -121,6 +121,7 @@ class Connection:
         problems, strays = len(session.problems), len(session.strays)
         params = {"name": name, "arguments": arguments}
         before = snapshot(session.cwd, self.files)
+        session.refused_writes()  # what it tried between calls is no call's
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except WireError as exc:
@@ -132,7 +133,13 @@ class Connection:
             f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
             for line in session.strays[strays:]
         ]
-        return Answer(response, tuple(wire_errors), before.changes(after), after.digest())
+        return Answer(
+            response,
+            tuple(wire_errors),
+            before.changes(after),
+            after.digest(),
+            refused_writes=tuple(session.refused_writes()),
+        )
 
     def close(self) -> None:
         # How the server ends is judged by the server's own session (see probe): here it only
@@ -154,13 +161,15 @@ def stderr_tail(size: int = 4096) -> str:
 @dataclass(frozen=True)
 class Answer:
     """A server's answer to one call: the JSON-RPC response, where the wire was broken, what
-    the call changed in the server's working directory and the state it left there."""
+    the call changed in the server's working directory and the state it left there, and the
+    paths outside it whose write its sandbox refused."""
 
     response: dict[str, Any]
     wire_errors: tuple[str, ...] = ()
     changes: tuple[Change, ...] = ()
     state: str = ""
     resembled_error: str = ""
+    refused_writes: tuple[str, ...] = ()
 
 
 class McpTool:
@@ -193,6 +202,11 @@ class McpTool:
         """The result (or the JSON-RPC error) of one call, as the server wrote it."""
         response = self.answer(arguments).response
         return response.get("result", response.get("error"))
+
+    @property
+    def connection_options(self) -> LoadOptions:
+        """How the server is started (its sandbox, its environment)."""
+        return self._connection.options
 
     @property
     def instructions(self) -> str:

@@ -35,7 +35,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import (
+    PRIVATE_TEMPORARY,
     SANDBOX_INIT,
     Sandbox,
     can_cut_off,
@@ -126,6 +128,10 @@ class Session:
     sandbox: Sandbox | None = None
     survivors: dict[int, str] = field(default_factory=dict)
     _survivors_fd: int | None = None
+    # Where a traced server's strace writes (a file in memory), and how far it was read.
+    _trace_fd: int | None = None
+    _trace_read: int = 0
+    _refused_when_closed: list[str] = field(default_factory=list)
     _tasks: TaskGroup | None = None
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
@@ -149,7 +155,18 @@ class Session:
             # The server runs under the sandbox's first process, which says what outlived it.
             self._survivors_fd, told = os.pipe()
             passed = (told,)
-            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), "--", *argv]
+            traced: list[str] = []
+            if sandbox.tracer and sys.platform == "linux":
+                # Read by the kit at its own pace: strace never waits for it, as on a pipe.
+                self._trace_fd = os.memfd_create("axm-conformance-trace", 0)
+                passed += (self._trace_fd,)
+                traced = [
+                    "--traced",
+                    str(self._trace_fd),
+                    "--",
+                    *_trace.command(sandbox.tracer, self._trace_fd),
+                ]
+            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *(traced or ["--"]), *argv]
             self._tasks = TaskGroup.make()
             argv = sandbox.command(
                 argv, [self.cwd], read_by(argv, self.env), marked=False, tasks=self._tasks
@@ -176,7 +193,8 @@ class Session:
             raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         finally:
             for fd in passed:
-                os.close(fd)
+                if fd != self._trace_fd:
+                    os.close(fd)
         threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
         if self._process.stderr is not None:
             threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
@@ -313,6 +331,25 @@ class Session:
             self._read_survivors()
             if self._tasks is not None:
                 self._tasks.remove()
+            if self._trace_fd is not None:
+                self._refused_when_closed = self.refused_writes()
+                os.close(self._trace_fd)
+                self._trace_fd = None
+
+    def refused_writes(self) -> list[str]:
+        """The paths outside its working and temporary directories whose write the sandbox
+        refused the server since this was last asked (none when it is not traced)."""
+        if self._trace_fd is None or sys.platform == "win32":  # a sandbox is Linux's
+            found, self._refused_when_closed = self._refused_when_closed, []
+            return found
+        written = os.fstat(self._trace_fd).st_size
+        data = os.pread(self._trace_fd, written - self._trace_read, self._trace_read)
+        complete = data[: data.rfind(b"\n") + 1]
+        self._trace_read += len(complete)
+        lines = complete.decode("utf-8", "replace").splitlines()
+        allowed = [self.cwd, *PRIVATE_TEMPORARY]
+        allowed += [self.env[name] for name in ("HOME", "TMPDIR") if self.env.get(name)]
+        return _trace.refused_writes(lines, allowed, self.cwd)
 
     def _read_survivors(self) -> None:
         """What the sandbox's init said still ran when the server had exited (nothing when the
