@@ -268,11 +268,13 @@ def _worker_config(
     # A server runs in a sandbox of its own, its worker (the kit's code alone) outside it: what
     # the server does to its sandbox (a kill of -1, say) cannot end the worker that reports it.
     # The server's writes outside are traced there (see _trace).
-    sandbox = (
-        Sandbox(network=network, tracer=_trace.tracer()) if settings.contained and serves else None
-    )
+    sandbox = None
+    if settings.contained:
+        sandbox = Sandbox(network=network, tracer=_trace.tracer() if serves else "")
     options = LoadOptions(
-        max(settings.timeout, _SERVER_START), dict(settings.server_env), sandbox=sandbox
+        max(settings.timeout, _SERVER_START),
+        dict(settings.server_env),
+        sandbox=sandbox if serves else None,
     )
     return WorkerConfig(
         timeout=settings.timeout,
