@@ -12,7 +12,9 @@ own with the same walls (:mod:`axm_conformance._process.system._confine`), which
 - no network unless the tool needs one (a network namespace with nothing up, not even
   loopback);
 - no capabilities, even when the kit runs as root: root in the sandbox cannot remount the
-  read-only view, nor signal or trace what is outside it.
+  read-only view, nor signal or trace what is outside it;
+- for a server, a tracer (``tracer``: strace, see ``_trace``) that names the writes the
+  read-only view refused it, which a Python worker's audit hook names for its tool.
 
 bubblewrap is the sandbox Flatpak builds on: unprivileged through user namespaces, and as root.
 It is used rather than namespaces made by hand because it gets the order of mounts, the
