@@ -31,6 +31,7 @@ from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system import _sandbox
 from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import Started
+from axm_conformance._process.system._trace import bytecode_cache
 
 __all__ = ["Watch", "watch_writes", "written_outside"]
 
@@ -380,7 +381,7 @@ def _hook(
             return
         for path in _paths(written):
             here = path + os.sep
-            if here.startswith(allowed) or _bytecode(path):
+            if here.startswith(allowed) or bytecode_cache(path):
                 continue
             if here.startswith(temporary) and not here.startswith(imported):
                 _WRITES.in_temporary.append(path)
@@ -430,12 +431,3 @@ def _read_only(path: str) -> bool:
             path = parent
         except OSError:
             return False
-
-
-def _bytecode(path: str) -> bool:
-    """Whether the path is a cache of compiled bytecode (or the temporary file it is written
-    to first), which Python writes, or where it cannot skips, for any import: never the tool's
-    own doing."""
-    directory, name = os.path.split(path)
-    compiled = name.endswith(".pyc") or ".pyc." in name
-    return compiled and os.path.basename(directory) == "__pycache__"

@@ -25,7 +25,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 
-__all__ = ["command", "refused_writes", "support", "tracer"]
+__all__ = ["bytecode_cache", "command", "refused_writes", "support", "tracer"]
 
 # The filesystem calls that write, each with where its written paths are: (the position of the
 # directory descriptor the path is relative to, or None, the position of the path).
@@ -146,11 +146,22 @@ def refused_writes(lines: Sequence[str], allowed: Sequence[str], cwd: str) -> li
         for path, errno in _refused(line, cwd):
             within = os.path.join(path, "")
             # The read-only view refuses only what lies outside; a permission, anywhere.
-            if not within.startswith(_SYSTEM) and (
-                errno == "EROFS" or not within.startswith(places)
+            if (
+                not within.startswith(_SYSTEM)
+                and not bytecode_cache(path)
+                and (errno == "EROFS" or not within.startswith(places))
             ):
                 found[path] = None
     return list(found)
+
+
+def bytecode_cache(path: str) -> bool:
+    """Whether the path is a cache of compiled Python bytecode (its ``__pycache__`` directory,
+    a file in it, or the temporary file written first), which Python writes, or where it cannot
+    skips, for any import: never the tool's own doing, in a worker or a server."""
+    directory, name = os.path.split(path)
+    compiled = name.endswith(".pyc") or ".pyc." in name
+    return name == "__pycache__" or (compiled and os.path.basename(directory) == "__pycache__")
 
 
 def _refused(line: str, cwd: str) -> Iterator[tuple[str, str]]:
