@@ -566,11 +566,13 @@ def kit_command(refs: Sequence[str], *options: str) -> list[str]:
 
 
 def zoo_refs() -> list[str]:
-    """Every tool of the manifest but the hostile ones, with the tools certified alongside."""
+    """Every tool of the manifest but the hostile ones and those that are tools only of the
+    protocol named for them (a run of many protocols names none), with the tools certified
+    alongside."""
     manifest = tomllib.loads(MANIFEST.read_text())
     refs: list[str] = []
     for entry in manifest["tool"]:
-        if entry.get("hostile"):
+        if entry.get("hostile") or entry.get("named"):
             continue
         refs.extend(ref for ref in (entry["ref"], *entry.get("with", ())) if ref not in refs)
     return refs
