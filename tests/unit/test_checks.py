@@ -331,6 +331,16 @@ CASES = [
             'result {"content":[],"isError":true}'
         ),
     ),
+    case("server-writes-confined", "wrote nothing outside", subject=server()),
+    case(
+        "server-writes-confined",
+        "a log beside its own code at start",
+        failure(
+            "tried to write /srv/pkg/server.log as it started, listed its tools or ended, "
+            "outside its working and temporary directories (the sandbox refused)"
+        ),
+        subject=server(refused_writes=("/srv/pkg/server.log",)),
+    ),
     case("server-exits", "exited at once", subject=server()),
     case(
         "server-exits",
@@ -1821,6 +1831,18 @@ def test_no_call_is_judged_when_no_input_satisfies_the_schema() -> None:
     assert reason == not_run(
         "not run: no input satisfies the input schema (see input-schema-satisfiable)"
     )
+
+
+def test_writes_are_judged_where_they_are_seen_in_process_or_traced() -> None:
+    """A tool of a server whose writes are not traced is not judged by writes-confined, and
+    the note says why; traced, or in-process, it is."""
+    check = CHECKS["writes-confined"]
+    untraced = dataclasses.replace(MCP, capabilities=MCP.capabilities - {"writes-traced"})
+    reason = check.skip_reason(untraced)
+    assert reason is not None and reason.severity is Severity.NOTE
+    assert "not traced" in str(reason)
+    assert check.skip_reason(MCP) is None
+    assert check.skip_reason(subject()) is None
 
 
 def test_a_missing_capability_is_reported_before_a_failed_prerequisite() -> None:

@@ -261,6 +261,7 @@ OFFERED = {
     "discovery-metadata": {"axm"},
     "json-rpc": {"mcp"},
     "behaviour-hints": {"mcp"},
+    "writes-traced": {"mcp"},
     "effects-declared": {"axio"},
     "guards": {"axio"},
     "concurrency-limit": {"axio"},
