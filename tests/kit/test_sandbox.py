@@ -344,3 +344,23 @@ def test_a_scratch_file_in_the_systems_temporary_directory_is_the_tools_to_write
         "writes-confined": "passed",
         "leaves-no-trace": "passed",
     }
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_a_file_a_server_leaves_in_its_private_temporary_directory_is_named() -> None:
+    """The server's /tmp is its sandbox's own: what a call leaves there is read through the
+    sandbox's root and named, for that call's tool alone."""
+    ref = f"mcp:{sys.executable} {MCP_SERVERS / 'word_server.py'} --defect temporary-per-call"
+    report = check_tool(ref, examples=5, seed=SEED, timeout=2.0, checks=("leaves-no-trace",))
+    warned = {
+        tool.subject.name: [
+            str(f) for o in tool.outcomes for f in o.findings if o.status == "warning"
+        ]
+        for tool in report.tools
+        if tool.subject.kind == "tool"
+    }
+    assert warned.pop("word_count")[0].startswith(
+        "left 1 file in its temporary directory: /tmp/word-count-"
+    )
+    assert not any(warned.values()), warned

@@ -33,7 +33,7 @@ from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import Started
 from axm_conformance._process.system._trace import bytecode_cache
 
-__all__ = ["Watch", "watch_writes", "written_outside"]
+__all__ = ["Watch", "left_in_temporary", "watch_writes", "written_outside"]
 
 _STREAMS = ("stdin", "stdout", "stderr")
 _FD_NAMES = ("input", "output", "error")
@@ -143,12 +143,7 @@ class Watch:
         effects = []
         for directory, before in self.temporary.items():
             left = sorted(_entries(directory) - before)
-            if left:
-                files = _count(len(left), "file", "files")
-                shown = listed([os.path.join(directory, name) for name in left])
-                effects.append(
-                    SideEffect("temporary", f"left {files} in its temporary directory: {shown}")
-                )
+            effects += left_in_temporary([os.path.join(directory, name) for name in left])
         return effects
 
     def _threads(self) -> list[str]:
@@ -288,6 +283,15 @@ def _count(number: int, one: str, many: str) -> str:
 
 def _described(value: Any) -> str:
     return "None" if value is None else f"a {type_name(value)}"
+
+
+def left_in_temporary(paths: Sequence[str]) -> list[SideEffect]:
+    """The side effect of files left at ``paths``, in a temporary directory (none without
+    paths)."""
+    if not paths:
+        return []
+    files = _count(len(paths), "file", "files")
+    return [SideEffect("temporary", f"left {files} in its temporary directory: {listed([*paths])}")]
 
 
 def written_outside(paths: Sequence[str], refused: bool) -> list[SideEffect]:

@@ -22,7 +22,7 @@ from axm_conformance._observation import (
     SideEffect,
     SubjectInfo,
 )
-from axm_conformance._process.child._sideeffects import written_outside
+from axm_conformance._process.child._sideeffects import left_in_temporary, written_outside
 from axm_conformance.protocols._base import (
     Cleanups,
     Loaded,
@@ -215,7 +215,10 @@ class McpProtocol(ToolProtocol):
 
     def side_effects(self, value: Any) -> tuple[SideEffect, ...]:
         assert isinstance(value, Answer)
-        return tuple(written_outside(value.refused_writes, refused=True))
+        return (
+            *written_outside(value.refused_writes, refused=True),
+            *left_in_temporary(value.left_temporary),
+        )
 
     def facts(self, value: Any, *, size_limit: int) -> ResultFacts:
         """A response reduced to the facts the checks judge: the members of its result, or its

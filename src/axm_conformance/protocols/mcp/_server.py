@@ -122,6 +122,7 @@ class Connection:
         params = {"name": name, "arguments": arguments}
         before = snapshot(session.cwd, self.files)
         session.refused_writes()  # what it tried between calls is no call's
+        temporary = session.private_temporary()
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except WireError as exc:
@@ -139,6 +140,7 @@ class Connection:
             before.changes(after),
             after.digest(),
             refused_writes=tuple(session.refused_writes()),
+            left_temporary=tuple(sorted(session.private_temporary() - temporary)),
         )
 
     def close(self) -> None:
@@ -161,8 +163,9 @@ def stderr_tail(size: int = 4096) -> str:
 @dataclass(frozen=True)
 class Answer:
     """A server's answer to one call: the JSON-RPC response, where the wire was broken, what
-    the call changed in the server's working directory and the state it left there, and the
-    paths outside it whose write its sandbox refused."""
+    the call changed in the server's working directory and the state it left there, the
+    paths outside it whose write its sandbox refused, and the files it left in its sandbox's
+    private temporary directories."""
 
     response: dict[str, Any]
     wire_errors: tuple[str, ...] = ()
@@ -170,6 +173,7 @@ class Answer:
     state: str = ""
     resembled_error: str = ""
     refused_writes: tuple[str, ...] = ()
+    left_temporary: tuple[str, ...] = ()
 
 
 class McpTool:

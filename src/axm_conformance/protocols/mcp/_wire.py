@@ -336,6 +336,29 @@ class Session:
                 os.close(self._trace_fd)
                 self._trace_fd = None
 
+    def private_temporary(self) -> set[str]:
+        """The entries of the sandbox's private temporary directories now, by the path the
+        server sees (none unconfined): read through the root of the sandbox's first process,
+        which the worker outside can see."""
+        root = self._sandbox_root()
+        found: set[str] = set()
+        for directory in PRIVATE_TEMPORARY if root else ():
+            with contextlib.suppress(OSError):
+                found.update(os.path.join(directory, name) for name in os.listdir(root + directory))
+        return found
+
+    def _sandbox_root(self) -> str:
+        """``/proc/PID/root`` of the sandbox's first process ("" unconfined, or once it ended)."""
+        if self.sandbox is None or self._process is None or self._process.poll() is not None:
+            return ""
+        pid = self._process.pid
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                first = children.read().split()[:1]
+        except OSError:
+            return ""
+        return f"/proc/{first[0]}/root" if first else ""
+
     def refused_writes(self) -> list[str]:
         """The paths outside its working and temporary directories whose write the sandbox
         refused the server since this was last asked (none when it is not traced)."""
