@@ -364,3 +364,23 @@ def test_a_file_a_server_leaves_in_its_private_temporary_directory_is_named() ->
         "left 1 file in its temporary directory: /tmp/word-count-"
     )
     assert not any(warned.values()), warned
+
+
+@needs_sandbox
+@pytest.mark.slow
+def test_where_a_server_cannot_be_traced_its_writes_are_not_judged_and_the_run_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without strace the sandbox still refuses the log beside the server's code, unnamed: the
+    writes checks are skipped saying why, never passed."""
+    monkeypatch.setattr(_trace, "tracer", lambda: "")
+    ref = f"mcp:{sys.executable} {MCP_SERVERS / 'word_server.py'} --defect log-beside-source"
+    checks = ("writes-confined", "server-writes-confined")
+    report = check_tool(ref, examples=3, seed=SEED, timeout=2.0, checks=checks)
+    outcomes = [outcome for tool in report.tools for outcome in tool.outcomes]
+    assert {outcome.check_id for outcome in outcomes} == set(checks)
+    assert all(outcome.status == "skipped" for outcome in outcomes)
+    said = {str(finding) for outcome in outcomes for finding in outcome.findings}
+    assert any("not traced" in text for text in said), said
+    assert any("writes-traced" in text for text in said), said
+    assert not (MCP_SERVERS / "word_server.log").exists()
