@@ -78,6 +78,18 @@ def test_only_paths_a_private_temporary_directory_hides_are_shown_again(tmp_path
     assert shown == [os.path.realpath(tmp_path / "a")]
 
 
+def test_a_script_is_shown_with_its_directory_but_a_private_temporary_directory_never(
+    tmp_path: Path,
+) -> None:
+    """A server's script in /tmp is shown with its folder (its modules; a write beside it is
+    refused, not absorbed by the private /tmp); one directly in /tmp alone."""
+    script = tmp_path / "server.py"
+    script.write_text("")
+    read = _sandbox.read_by(["python", str(script), "/tmp/x.py"], {})
+    assert str(script) in read and os.path.realpath(tmp_path) in read
+    assert "/tmp/x.py" in read and "/tmp" not in read
+
+
 def test_an_exit_status_of_128_plus_a_signal_is_read_as_that_signal() -> None:
     assert exit_status(128 + signal.SIGKILL) == -signal.SIGKILL
     assert exit_status(139) == -signal.SIGSEGV

@@ -155,12 +155,21 @@ def can_cut_off() -> str:
 
 def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str]:
     """What a process started as ``argv`` with ``env`` reads besides the system, which its
-    sandbox must show: the paths its command names, the directories of its PATH and
-    PYTHONPATH, the interpreter running the kit (a worker's, and that of servers written in
-    Python), and ``more``."""
+    sandbox must show: the paths its command names (a file with its directory: a script's
+    modules, and where it would write beside itself, which must be refused as anywhere
+    outside), the directories of its PATH and PYTHONPATH, the interpreter running the kit (a
+    worker's, and that of servers written in Python), and ``more``."""
     listed = [env.get(name, "").split(os.pathsep) for name in ("PATH", "PYTHONPATH")]
+    private = {os.path.realpath(directory) for directory in PRIVATE_TEMPORARY}
+    named = [word for word in argv if os.path.isabs(word)]
     return [
-        *(word for word in argv if os.path.isabs(word)),
+        *named,
+        *(
+            directory
+            for directory in (os.path.dirname(os.path.realpath(word)) for word in named)
+            # A private temporary directory itself is never shown: the sandbox's own would go.
+            if directory not in private
+        ),
         *(entry for entries in listed for entry in entries),
         sys.prefix,
         sys.base_prefix,
