@@ -109,3 +109,15 @@ def test_a_program_traced_in_a_sandbox_has_its_refused_write_named(tmp_path: Pat
     os.close(trace)
     assert _trace.refused_writes(lines, [str(tmp_path)], str(tmp_path)) == ["/usr/axm-trace-test"]
     assert (tmp_path / "inside.txt").read_text() == "x"
+
+
+@needs_tracing
+def test_where_strace_cannot_attach_the_probe_says_so() -> None:
+    """Under another tracer strace cannot attach, yet runs its command and exits as it does:
+    the probe holds out for the trace itself, and names strace's refusal."""
+    probe = "from axm_conformance._process.system import _trace; print(_trace.support())"
+    outer = [_trace.tracer(), "-f", "-qq", "-e", "trace=none", "-o", os.devnull]
+    done = subprocess.run(
+        [*outer, sys.executable, "-c", probe], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.startswith("strace cannot trace in a sandbox here (attach: ptrace"), done

@@ -25,6 +25,8 @@ import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
 
+from axm_conformance._process.system._sandbox import Sandbox
+
 __all__ = ["bytecode_cache", "command", "refused_writes", "support", "tracer"]
 
 # The filesystem calls that write, each with where its written paths are: (the position of the
@@ -85,28 +87,28 @@ def tracer() -> str:
 
 def support() -> str:
     """Why a server's writes cannot be traced here ("" when they can): asked once per process,
-    by tracing ``true`` in a sandbox."""
+    by tracing ``mkdir /`` in a sandbox, whose refusal the trace must say. (Where strace cannot
+    attach, as under another tracer, it may still run its command and exit as it does.)"""
     return _support()
 
 
 @functools.cache
 def _support() -> str:
-    # Imported here: the sandbox module starts traced servers with this one's command.
-    from axm_conformance._process.system._sandbox import Sandbox
-
     found = shutil.which("strace")
     if found is None:
         return f"strace is not on PATH: {_INSTALL}"
-    probe = Sandbox().command([*command(found, 1), "true"], [os.getcwd()])
+    probe = Sandbox().command([*command(found, 1), "mkdir", "/"], [os.getcwd()])
     try:
         done = subprocess.run(
             probe, stdin=subprocess.DEVNULL, capture_output=True, timeout=_PROBE_TIMEOUT
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"strace could not be run in a sandbox: {exc}"
-    if done.returncode != 0:
+    if b"mkdir" not in done.stdout:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = said[-1] if said else f"exit status {done.returncode}"
+        # strace's own words, not mkdir's
+        own = [line.removeprefix(f"{found}: ") for line in said if line.startswith(found)]
+        reason = (own or said or [f"exit status {done.returncode}"])[-1]
         return f"strace cannot trace in a sandbox here ({reason}); ptrace may be forbidden"
     return ""
 
