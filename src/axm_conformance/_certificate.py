@@ -33,6 +33,7 @@ __all__ = [
     "certificate",
     "item_record",
     "read_baseline",
+    "spoken",
     "summary_markdown",
     "unloadable_record",
     "verdict_line",
@@ -87,6 +88,7 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "ref": subject.ref,
             "name": subject.name,
             "protocol": subject.protocol,
+            "protocol_version": subject.protocol_version or None,
             "kind": subject.kind,
             "distribution": (
                 {"name": distribution[0], "version": distribution[1]} if distribution else None
@@ -174,6 +176,13 @@ def certificate(
     }
 
 
+def spoken(tool: dict[str, Any]) -> str:
+    """A tool's protocol as the summaries name it: with the version it was spoken to in, where
+    the protocol has several (``mcp 2025-06-18``)."""
+    version = tool.get("protocol_version")
+    return f"{tool['protocol']} {version}" if version else str(tool["protocol"])
+
+
 def verdict_line(tool: dict[str, Any]) -> str:
     """A tool's verdict as the summaries say it, with how much of its run was partial."""
     if tool["certified"]:
@@ -228,7 +237,7 @@ def summary_markdown(document: dict[str, Any]) -> str:
         calls = tool.get("calls")
         served = f"{calls['served']} of {calls['valid']}" if calls else ""
         lines.append(
-            f"| `{_cell(tool['key'])}` | {tool['protocol']} | {verdict} | {served} | "
+            f"| `{_cell(tool['key'])}` | {spoken(tool)} | {verdict} | {served} | "
             + ("<br>".join(findings) or "none")
             + " |"
         )

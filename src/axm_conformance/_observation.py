@@ -272,6 +272,13 @@ class SubjectInfo:
     server: Any = None
     # Seconds describing the subject took (a server observed whole), charged to its checks.
     described_in: float = 0.0
+    # The version of its protocol the tool was spoken to in, where the protocol has several on
+    # the wire (MCP's 2024-11-05 ... 2026-07-28); "" where it has none.
+    protocol_version: str = ""
+    # Where the version spoken lets a tool refuse an input it finds invalid with an error
+    # response of any code, the words that let it (MCP up to 2025-06-18 lists "Invalid
+    # arguments" among the protocol errors); "" where it does not.
+    errors_refuse: str = ""
     # The other protocols whose shape the tool has, when detection chose its protocol among
     # several that do not narrow one another.
     also_detected: tuple[str, ...] = ()

@@ -29,6 +29,7 @@ from axm_conformance._certificate import (
     certificate,
     item_record,
     read_baseline,
+    spoken,
     summary_markdown,
     unloadable_record,
     verdict_line,
@@ -500,7 +501,7 @@ class ConformancePlugin:
             seed = f", seed {tool['seed']}" if document["seed"] is None else ""
             seconds = sum(check["duration"] for check in tool["checks"])
             terminalreporter.write_line(
-                f"{tool['key']} ({tool['protocol']}): {verdict_line(tool)} "
+                f"{tool['key']} ({spoken(tool)}): {verdict_line(tool)} "
                 f"({tally}{seed}, {seconds:.2f} s{calls_said(tool.get('calls'))})"
                 + (f": {', '.join(failed)}" if failed else "")
             )

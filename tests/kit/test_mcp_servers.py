@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from axm_conformance import check_tool
+from axm_conformance._certificate import spoken
 from axm_conformance._checks import checks_for
 from axm_conformance.protocols.mcp import McpProtocol
 from tests.conftest import FIXTURES, untraced
@@ -117,6 +118,17 @@ def test_a_servers_checks_are_charged_the_time_it_took_to_observe() -> None:
     facts, seconds = server.subject.server, server.subject.described_in
     assert facts is not None and seconds > facts.seconds > 0
     assert sum(outcome.duration for outcome in server.outcomes) >= seconds
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2026-07-28"])
+def test_the_version_spoken_is_on_the_server_and_each_of_its_tools(version: str) -> None:
+    """The server's version is each subject's, and the summaries name it with the protocol."""
+    era = {"script": "word_server.py", "args": ["--era", version]}
+    report = check_tool(ref(era), checks=("server-handshake", "call-completes"), examples=3)
+    assert {tool.subject.protocol_version for tool in report.tools} == {version}
+    assert spoken({"protocol": "mcp", "protocol_version": version}) == f"mcp {version}"
+    assert spoken({"protocol": "axm", "protocol_version": None}) == "axm"
 
 
 RATE_LIMITED = {"script": "word_server.py", "args": ["--era", "current", "--rate-limit", "10/2"]}

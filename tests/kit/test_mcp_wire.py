@@ -13,10 +13,13 @@ import pytest
 from axm_conformance.protocols.mcp._wire import (
     CURRENT,
     LEGACY,
+    VERSIONS,
+    Malformed,
     ServerGone,
     Session,
     WireError,
     connect,
+    has,
     schema_errors,
 )
 
@@ -45,6 +48,10 @@ def tools_listed(wire: Session) -> list[dict[str, Any]]:
     [
         ("current", CURRENT, "server/discover answered"),
         ("legacy", LEGACY, "server/discover answered error -32601; initialize answered"),
+        *(
+            (version, version, "server/discover answered error -32601; initialize answered")
+            for version in VERSIONS[:3]
+        ),
     ],
 )
 def test_the_probe_finds_the_version_the_server_speaks(
@@ -120,8 +127,96 @@ def test_a_server_that_does_not_start_or_answer_is_a_wire_error(tmp_path: Path) 
     with pytest.raises(WireError, match=r"no answer to initialize within 0\.5 s"):
         connect(mute)
     mute.close(grace=0.1)
-    # Gone before the probe is written, or before it is read: either is said, with its status.
+    # Gone before the probe is written or read, started again and gone again before initialize
+    # is: whichever is said, with its status.
     dead = Session([sys.executable, "-c", "pass"], str(tmp_path), {}).start()
-    gone = r"the server closed (its stdin|stdout during server/discover) \(it exited with status 0"
+    gone = (
+        r"the server closed (its stdin|stdout during (server/discover|initialize)) "
+        r"\(it exited with status 0"
+    )
     with pytest.raises(ServerGone, match=gone):
         connect(dead)
+
+
+def test_every_published_version_is_spoken_and_its_schema_read_in_its_own_dialect() -> None:
+    assert VERSIONS == ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+    for version in VERSIONS:
+        answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": False}}
+        if version == CURRENT:
+            answer["result"]["resultType"] = "complete"
+        assert schema_errors(version, "JSONRPCResultResponse", answer) == []
+        error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601}}
+        assert schema_errors(version, "JSONRPCErrorResponse", error) == [
+            "$.error: 'message' is a required property"
+        ]
+        # A text block without its text breaks every version.
+        assert schema_errors(version, "CallToolResult", {"content": [{"type": "text"}]})
+
+
+def test_what_a_version_has_of_a_tool_and_a_result() -> None:
+    assert not has("2024-11-05", "annotations") and has("2025-03-26", "annotations")
+    assert not has("2025-03-26", "outputSchema") and has("2025-06-18", "structuredContent")
+    assert has("2024-11-05", "inputSchema")
+
+
+def test_a_server_picking_no_published_version_fails_the_handshake_naming_those_it_could(
+    tmp_path: Path,
+) -> None:
+    wire = session(tmp_path, "--defect", "unpublished-version")
+    try:
+        with pytest.raises(WireError, match=r"'2099-01-01'.*2024-11-05, 2025-03-26, 2025-06-18"):
+            connect(wire)
+    finally:
+        wire.close()
+
+
+def test_a_server_that_ends_on_the_probe_is_started_again_and_spoken_to(tmp_path: Path) -> None:
+    wire = session(tmp_path, "--defect", "ends-on-discover")
+    try:
+        handshake = connect(wire)
+        assert handshake.ended_on_probe and handshake.version == LEGACY
+        assert handshake.probe.startswith("server/discover ended it")
+        assert wire.request("ping") == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    finally:
+        wire.close()
+
+
+@pytest.mark.parametrize(
+    ("defect", "trouble"),
+    [
+        ("lone-surrogate", "a string holds the lone UTF-16 surrogate '\\ud83d'"),
+        ("invalid-utf8", "wrote bytes that are not UTF-8 (b'\\xff' at byte"),
+        ("huge-number", ""),
+        ("duplicate-keys", ""),
+        ("ten-megabytes", ""),
+    ],
+)
+def test_any_bytes_a_server_answers_with_end_in_a_message_and_what_breaks_it(
+    tmp_path: Path, defect: str, trouble: str
+) -> None:
+    wire = session(tmp_path, "--defect", defect)
+    try:
+        connect(wire)
+        reply = wire.request("tools/call", {"name": "shout", "arguments": {"text": "ab"}})
+        assert reply["result"]["content"][0]["text"].startswith("AB")
+        assert [problem.startswith(trouble) for problem in wire.problems] == (
+            [True] if trouble else []
+        )
+        # What the kit keeps is text it can write anywhere.
+        repr(reply).encode("utf-8")
+        str(reply).encode("utf-8")
+    finally:
+        wire.close()
+
+
+@pytest.mark.parametrize("defect", ["raw-nul", "deep-answer"])
+def test_an_answer_no_parser_reads_is_malformed_at_once_not_a_timeout(
+    tmp_path: Path, defect: str
+) -> None:
+    wire = session(tmp_path, "--defect", defect, timeout=60.0)
+    try:
+        connect(wire)
+        with pytest.raises(Malformed, match=r"answered tools/call with a message no JSON parser"):
+            wire.request("tools/call", {"name": "shout", "arguments": {"text": "ab"}})
+    finally:
+        wire.close()

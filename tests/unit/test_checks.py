@@ -276,6 +276,20 @@ CASES = [
             stderr_tail="Traceback\nModuleNotFoundError: No module named 'wordlib'",
         ),
     ),
+    case(
+        "server-handshake",
+        "a server the probe ended, reached when started again",
+        note("speaks 2025-11-25"),
+        warning("ended when asked server/discover (at once, or at the next message)"),
+        subject=server(ended_on_probe=True),
+    ),
+    case("server-ping", "the empty result", subject=server(ping="")),
+    case(
+        "server-ping",
+        "an unknown method",
+        failure('ping was answered with the error {"code":-32601}; the 2025-11-25 ping page'),
+        subject=server(ping='ping was answered with the error {"code":-32601}'),
+    ),
     case("server-tools-capability", "tools declared", subject=server()),
     case(
         "server-tools-capability",
@@ -826,7 +840,18 @@ CASES = [
         "no-error-response",
         "invalid params for a schema-valid input",
         failure("the input schema promises what the tool does not accept"),
-        subject=MCP,
+        subject=dataclasses.replace(MCP, protocol_version="2025-11-25"),
+        call=call(rpc_error(-32602)),
+    ),
+    case(
+        "no-error-response",
+        "invalid params for a schema-valid input, in a version that lists invalid arguments",
+        warning("2025-06-18 allows the form"),
+        subject=dataclasses.replace(
+            MCP,
+            protocol_version="2025-06-18",
+            errors_refuse="2025-06-18 allows the form (its tools page, Error Handling: ...)",
+        ),
         call=call(rpc_error(-32602)),
     ),
     case(
@@ -1449,6 +1474,13 @@ CASES = [
         "an internal error over JSON-RPC",
         failure("answered an invalid input with the JSON-RPC error"),
         subject=MCP,
+        call=invalid(rpc_error(-32603)),
+    ),
+    case(
+        "invalid-input-handled",
+        "an internal error over JSON-RPC, in a version that allows any error for arguments",
+        warning("not invalid params (-32602); 2025-03-26 allows the form"),
+        subject=dataclasses.replace(MCP, errors_refuse="2025-03-26 allows the form"),
         call=invalid(rpc_error(-32603)),
     ),
     case(

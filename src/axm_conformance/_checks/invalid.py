@@ -68,7 +68,14 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
         if result.type_name == subject.result.error_type:
             error = result.fields.get("error")
             code = error.get("code") if isinstance(error, dict) else None
-            if code != INVALID_PARAMS:
+            if code != INVALID_PARAMS and subject.errors_refuse:
+                yield warning(
+                    f"answered an invalid input with the {result.type_name} "
+                    f"{json.dumps(error)[:300]}, not invalid params ({INVALID_PARAMS}); "
+                    f"{subject.errors_refuse}, and a client gives the model either as the "
+                    "tool's error"
+                )
+            elif code != INVALID_PARAMS:
                 yield (
                     f"answered an invalid input with the {result.type_name} "
                     f"{json.dumps(error)[:300]}: an input that breaks the schema is refused "

@@ -3,13 +3,17 @@ each started before it is needed."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
+import functools
 import itertools
 import os
+import shutil
 import stat
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -275,6 +279,7 @@ def _worker_config(
         max(settings.timeout, _SERVER_START),
         dict(settings.server_env),
         sandbox=sandbox if serves else None,
+        memo=_memo() if serves else "",
     )
     return WorkerConfig(
         timeout=settings.timeout,
@@ -290,6 +295,15 @@ def _worker_config(
         stacks=not serves,
         sandbox=None if serves else sandbox,
     )
+
+
+@functools.cache
+def _memo() -> str:
+    """The directory this process's workers share to remember what a server's first start
+    taught them (see LoadOptions), removed when the process exits."""
+    directory = tempfile.mkdtemp(prefix="axm-conformance-memo-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    return directory
 
 
 class WorkersAhead:

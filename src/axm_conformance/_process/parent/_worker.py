@@ -98,7 +98,9 @@ _EXIT_GRACE = 0.5
 _LIVENESS_INTERVAL = 0.05
 # How long the threads serving a stopped worker's pipes get to see them close.
 _THREAD_GRACE = 5.0
-_MIN_SETUP_TIMEOUT = 30.0
+# The least a worker's setup is given: a server's start allowance (30 s, see the MCP protocol's
+# start_allowance) after its version probe, and its listing.
+_MIN_SETUP_TIMEOUT = 75.0
 # A SIGKILLed process exits at once unless stuck in the kernel; don't hang on one that is.
 _REAP_TIMEOUT = 5.0
 _PIPE_SIZE = 1 << 20
@@ -121,7 +123,7 @@ class WorkerConfig:
     """How to start a worker: limits, import path, environment and per-process setup.
 
     ``timeout`` is the default per-call timeout in seconds; ``setup_timeout`` the setup's (by
-    default the larger of ``timeout`` and 30 s).
+    default the larger of ``timeout`` and 75 s).
     ``sys_path`` is prepended to the worker's ``sys.path``. ``workdir`` is the worker's cwd and
     HOME; when None a temporary one is created and removed on close. ``memory_limit`` is the
     worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the worker as that user, which

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from axm_conformance._process.system import _platform
+from axm_conformance._process.system._installed import installation
 from axm_conformance._process.system._tasks import TaskGroup
 
 __all__ = [
@@ -122,8 +123,11 @@ class Sandbox:
         ]  # fmt: skip
         for directory in PRIVATE_TEMPORARY:
             options += ["--size", str(TEMPORARY_SIZE), "--tmpfs", directory]
-        for path in hidden(readable):
+        shown = installation(readable, PRIVATE_TEMPORARY)
+        for path in shown.paths:
             options += ["--ro-bind", path, path]
+        for link, target in shown.links:
+            options += ["--symlink", target, link]
         for directory in writable:
             options += ["--bind", directory, directory]
         if not self.network:
@@ -179,21 +183,9 @@ def read_by(argv: Sequence[str], env: Mapping[str, str], *more: str) -> list[str
 
 
 def hidden(paths: Sequence[str]) -> list[str]:
-    """The existing paths among ``paths`` that a private temporary directory would hide, none
-    inside another."""
-    found: list[str] = []
-    for path in sorted({os.path.realpath(path) for path in paths if os.path.isabs(path)}):
-        hidden = any(
-            path == directory or path.startswith(directory + os.sep)
-            for directory in map(os.path.realpath, PRIVATE_TEMPORARY)
-        )
-        if (
-            hidden
-            and os.path.exists(path)
-            and not any(path.startswith(outer + os.sep) for outer in found)
-        ):
-            found.append(path)
-    return found
+    """The existing paths among ``paths`` that a private temporary directory would hide, each
+    with the installation it brings (see :func:`installation`), none inside another."""
+    return installation(paths, PRIVATE_TEMPORARY).paths
 
 
 def support() -> str:

@@ -44,7 +44,14 @@ def no_error_response(subject: SubjectInfo, call: Call, context: CheckContext) -
     error = result.fields.get("error")
     code = error.get("code") if isinstance(error, dict) else None
     shown = json.dumps(error, ensure_ascii=False)[:300]
-    if code == INVALID_PARAMS:
+    if code == INVALID_PARAMS and subject.errors_refuse:
+        yield warning(
+            f"refused a schema-valid input as invalid params: {shown}; "
+            f"{subject.errors_refuse}, and 2025-11-25 makes it a tool execution error the "
+            "model reads (isError: true); whether the refusal is right is "
+            "schema-tells-truth's to judge"
+        )
+    elif code == INVALID_PARAMS:
         yield (
             f"refused a schema-valid input as invalid params: {shown}; the input schema "
             "promises what the tool does not accept"
@@ -135,8 +142,37 @@ def server_handshake(subject: SubjectInfo, context: CheckContext) -> Found:
     facts = _facts(subject)
     if facts.started:
         yield f"{facts.started}{last_said(facts.stderr_tail)}"
-    else:
-        yield note(f"speaks {facts.version} ({facts.probe}), answering in {facts.seconds:.2f} s")
+        return
+    yield note(f"speaks {facts.version} ({facts.probe}), answering in {facts.seconds:.2f} s")
+    if facts.ended_on_probe:
+        yield warning(
+            "ended when asked server/discover (at once, or at the next message), which a "
+            "client of 2026-07-28 sends first; the "
+            'stdio page has it fall back to initialize on "any other error, or does not respond '
+            'within a reasonable timeout", not on a server that is gone: such a client must '
+            "start it again to reach it"
+        )
+
+
+@check(
+    "server-ping",
+    "server",
+    applies=lambda s: (
+        _answered(s)
+        or (
+            not_run(f"not run: {_facts(s).version} has no ping") if _facts(s).ping is None else None
+        )
+    ),
+    subject="server",
+)
+def server_ping(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server answers ping with an empty result, as every version that has ping requires."""
+    answer = _facts(subject).ping
+    if answer:
+        yield (
+            f'{answer}; the {_facts(subject).version} ping page: "The receiver MUST respond '
+            'promptly with an empty response"'
+        )
 
 
 @check("server-tools-capability", "server", applies=_answered, subject="server")

@@ -33,6 +33,10 @@ class ServerFacts:
     closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
     the server, a handshake not answered again; "" when it did not).
 
+    ``ended_on_probe`` says the server ended when first asked ``server/discover`` (it was
+    started again for ``initialize``); ``ping`` how it answered ``ping`` ("" with the empty
+    result, None when not asked: the version has no ping, or the session ended first).
+
     ``refused_writes`` names the paths outside its working and temporary directories whose write
     its sandbox refused while it started, listed its tools and ended (traced servers only).
     """
@@ -56,3 +60,5 @@ class ServerFacts:
     leftovers_after_calls: tuple[str, ...] = ()
     calls_ended: str = ""
     refused_writes: tuple[str, ...] = ()
+    ended_on_probe: bool = False
+    ping: str | None = None

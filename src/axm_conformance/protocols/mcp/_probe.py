@@ -16,8 +16,14 @@ from axm_conformance._observation import INVALID_PARAMS, canonical_json
 from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.mcp._facts import ServerFacts
-from axm_conformance.protocols.mcp._server import CLOSE_GRACE, McpServer, listing, server_env
-from axm_conformance.protocols.mcp._wire import Handshake, Session, WireError, connect
+from axm_conformance.protocols.mcp._server import (
+    CLOSE_GRACE,
+    McpServer,
+    listing,
+    server_env,
+    start_allowance,
+)
+from axm_conformance.protocols.mcp._wire import CURRENT, Handshake, Session, WireError, connect
 
 __all__ = ["probe"]
 
@@ -49,12 +55,29 @@ def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
     return f"a call of the unlisted tool {name!r} was answered with {what}"
 
 
+def _ping_answer(session: Session) -> str:
+    """How the server answers ``ping``: "" for the empty result the spec gives it, else what it
+    answered (a version of 2026-07-28 has no ping: see probe)."""
+    try:
+        reply = session.request("ping")
+    except WireError as exc:
+        return f"ping was not answered: {exc}"
+    if reply.get("result") == {} or (
+        isinstance(reply.get("result"), dict) and set(reply["result"]) <= {"_meta"}
+    ):
+        return ""
+    if "error" in reply:
+        return f"ping was answered with the error {canonical_json(reply['error'])[:200]}"
+    return f"ping was answered with {canonical_json(reply.get('result'))[:200]}"
+
+
 def _own_session(server: McpServer) -> Session:
     """A session of the probe's own with the server, not started yet."""
     session = Session(
         server.command, os.getcwd(), server_env(server.options), sandbox=server.options.sandbox
     )
     session.timeout = server.options.timeout
+    session.start_allowance = start_allowance(server.options.timeout)
     return session
 
 
@@ -71,6 +94,7 @@ def probe(server: McpServer) -> ServerFacts:
     started = time.monotonic()
     handshake: Handshake | None = None
     unknown_tool = ""
+    ping: str | None = None
     listings: list[tuple[str, ...]] = []
     listing_error = ""
     tools: list[dict[str, Any]] = []
@@ -83,6 +107,8 @@ def probe(server: McpServer) -> ServerFacts:
                 break
             listings.append(tuple(str(tool.get("name")) for tool in tools))
         unknown_tool = _unknown_tool_answer(session, {str(tool.get("name")) for tool in tools})
+        if handshake.version != CURRENT:  # 2026-07-28 removed ping (its changelog, item 5)
+            ping = _ping_answer(session)
     except WireError as exc:
         seconds = time.monotonic() - started
         if handshake is not None:
@@ -97,11 +123,14 @@ def probe(server: McpServer) -> ServerFacts:
     # A server that already lingers fresh would only cost another grace to say so again.
     after = _AfterCalls()
     if exited and tools:
-        after = _closed_after_calls(server, tools, named=set(left.values()))
+        assert handshake is not None
+        after = _closed_after_calls(server, tools, set(left.values()), handshake.version)
     return ServerFacts(
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
         probe=handshake.probe if handshake else "",
+        ended_on_probe=handshake.ended_on_probe if handshake else False,
+        ping=ping,
         seconds=seconds,
         capabilities=handshake.capabilities if handshake else {},
         listings=tuple(listings),
@@ -132,7 +161,7 @@ class _AfterCalls:
 
 
 def _closed_after_calls(
-    server: McpServer, tools: list[dict[str, Any]], named: set[str]
+    server: McpServer, tools: list[dict[str, Any]], named: set[str], version: str
 ) -> _AfterCalls:
     """Start the server again, call each tool once with a valid input, and close its stdin: a
     tool may leave running what keeps the server from exiting (a thread, a child). A process
@@ -140,7 +169,8 @@ def _closed_after_calls(
     again.
 
     Each call is bounded by the server's timeout; one that is not answered, or that ends the
-    server, ends the session, which is then not judged by how it ends."""
+    server, ends the session, which is then not judged by how it ends. The server is spoken to
+    in the ``version`` its first session spoke, without the probe."""
     inputs: dict[str, Any] = {}
     for tool in tools:
         inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
@@ -150,7 +180,7 @@ def _closed_after_calls(
     ended = ""
     try:
         session.start()
-        connect(session)
+        connect(session, known=version)
     except WireError as exc:
         ended = f"the server did not answer the handshake again: {exc}"
     else:

@@ -43,7 +43,7 @@ from axm_conformance.protocols.mcp._server import (
     listing,
     stderr_tail,
 )
-from axm_conformance.protocols.mcp._wire import CannotStart, WireError
+from axm_conformance.protocols.mcp._wire import CannotStart, WireError, has
 
 __all__ = ["JSON_RPC_ERROR", "McpProtocol"]
 
@@ -141,19 +141,28 @@ class McpProtocol(ToolProtocol):
             return self._described_server(facts, time.perf_counter() - started)
         definition: dict[str, Any] = self.obj.definition
         schema = definition.get("inputSchema")
+        # A member its server's version does not have is nothing a client of that version reads.
+        version = self.obj.version
         info = self._info(
             variant="",
             input_schema=schema,
             schema_source="declared" if "inputSchema" in definition else "",
             schema_error="" if "inputSchema" in definition else "the tool has no inputSchema",
-            output_schema=definition.get("outputSchema"),
+            output_schema=self.output_schema(),
             call_style="dict",
             callable=_TOOLS_CALL,
-            annotations=dict(definition.get("annotations") or {}),
+            annotations=dict(definition.get("annotations") or {})
+            if has(version, "annotations")
+            else {},
             instructions=self.obj.instructions,
         )
         return dataclasses.replace(
-            info, capabilities=self._subject_capabilities(self.obj.connection_options)
+            info,
+            capabilities=self._subject_capabilities(self.obj.connection_options),
+            protocol_version=version,
+            errors_refuse=_ERRORS_REFUSE.format(version=version)
+            if version in _ARGUMENTS_AS_PROTOCOL_ERRORS
+            else "",
         )
 
     def _subject_capabilities(self, options: LoadOptions) -> frozenset[str]:
@@ -185,9 +194,12 @@ class McpProtocol(ToolProtocol):
             policy=self.policy,
             server=facts,
             described_in=seconds,
+            protocol_version=facts.version,
         )
 
     def output_schema(self) -> Any:
+        if not has(self.obj.version, "outputSchema"):
+            return None
         return self.obj.definition.get("outputSchema")
 
     def refuses(self, input: Any) -> str:
@@ -245,6 +257,14 @@ class McpProtocol(ToolProtocol):
             resembled_error=value.resembled_error,
         )
 
+
+# The versions whose tools page lists invalid arguments among the protocol errors, a JSON-RPC
+# error of no set code; from 2025-11-25 input validation errors are tool execution errors.
+_ARGUMENTS_AS_PROTOCOL_ERRORS = ("2024-11-05", "2025-03-26", "2025-06-18")
+_ERRORS_REFUSE = (
+    '{version} allows the form (its tools page, Error Handling: "Protocol Errors: Standard '
+    'JSON-RPC errors for issues like: ... Invalid arguments")'
+)
 
 _TOOLS_CALL = CallableInfo(
     name="tools/call", present=True, is_callable=True, is_async=False, expects_async=False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import os
 import shlex
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from axm_conformance._process.parent._channel import read_tail
 from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
 from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.protocols._base import CallCrashed, LoadError, LoadOptions
-from axm_conformance.protocols.mcp._wire import Handshake, Session, WireError, connect
+from axm_conformance.protocols.mcp._wire import Handshake, Malformed, Session, WireError, connect
 
 __all__ = [
     "CLOSE_GRACE",
@@ -35,6 +36,7 @@ __all__ = [
     "command_of",
     "listing",
     "server_env",
+    "start_allowance",
     "stderr_tail",
 ]
 
@@ -50,8 +52,18 @@ _CALL_WAIT = 24 * 3600.0
 # Error texts kept per tool, and the length of what they share that counts as their form.
 _ERRORS_KEPT = 20
 _MIN_FORM, _MAX_FORM = 6, 60
+# The least time a server is given to start and answer initialize, in seconds (see
+# start_allowance): npx and uvx fetch a package on a first start, and a runtime on a busy 2-core
+# machine takes several times its idle start.
+_START_ALLOWANCE = 30.0
 # The worker's standard error, a log file whose end a crash report shows.
 _WORKER_STDERR = 2
+
+
+def start_allowance(timeout: float) -> float:
+    """How long a server may take to start and answer initialize: the call timeout, and never
+    less than a start that fetches its package or loads its runtime on a busy machine takes."""
+    return max(timeout, _START_ALLOWANCE)
 
 
 def command_of(ref: str) -> list[str]:
@@ -103,14 +115,35 @@ class Connection:
                 sandbox=self.options.sandbox,
             )
             session.timeout = self.options.timeout
+            session.start_allowance = start_allowance(self.options.timeout)
             session.start()
             try:
-                self.handshake = connect(session)
+                self.handshake = connect(session, known=self._remembered())
             except BaseException:
                 session.close(grace=0.1)
                 raise
+            self._remember(self.handshake.version)
             self.session = session
         return self.session
+
+    def _memo_file(self) -> str:
+        """Where the run remembers this server's version ("" where it remembers nothing)."""
+        if not self.options.memo:
+            return ""
+        key = canonical_json([self.command, dict(self.options.env), self.offline])
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return os.path.join(self.options.memo, digest)
+
+    def _remembered(self) -> str:
+        path = self._memo_file()
+        with contextlib.suppress(OSError), open(path, encoding="utf-8") as memo:
+            return memo.read().strip()
+        return ""
+
+    def _remember(self, version: str) -> None:
+        path = self._memo_file()
+        with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as memo:
+            memo.write(version)
 
     def call(self, name: str, arguments: Any) -> Answer:
         """One ``tools/call``, and what the server wrote meanwhile that breaks the wire."""
@@ -125,6 +158,9 @@ class Connection:
         temporary = session.private_temporary()
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
+        except Malformed as exc:
+            self.close()
+            raise CallCrashed(f"the answer could not be read: {exc}", stderr_tail()) from None
         except WireError as exc:
             self.close()
             raise CallCrashed(f"the server stopped serving: {exc}", stderr_tail()) from None
@@ -211,6 +247,12 @@ class McpTool:
     def connection_options(self) -> LoadOptions:
         """How the server is started (its sandbox, its environment)."""
         return self._connection.options
+
+    @property
+    def version(self) -> str:
+        """The protocol version its server speaks ("" before it answered the handshake)."""
+        handshake = self._connection.handshake
+        return handshake.version if handshake is not None else ""
 
     @property
     def instructions(self) -> str:

@@ -1,4 +1,4 @@
-"""MCP over stdio, on the wire: one server process, newline-delimited JSON-RPC, both spec versions.
+"""MCP over stdio, on the wire: one server process, newline-delimited JSON-RPC, every spec version.
 
 The kit speaks the protocol itself rather than through an SDK client, which would validate and
 normalise what it receives (a non-JSON line on stdout handed to a log, a malformed tool dropping
@@ -7,10 +7,16 @@ server sends is validated against the official JSON Schema of the version the se
 (bundled, with its licence, under ``data/mcp``), an answer against the result of the method it
 answers; the lines of stdout that are not JSON-RPC at all are kept.
 
-Two versions are spoken. 2026-07-28 (the current one) is stateless: ``server/discover``, and the
-protocol version in every request's ``_meta``. 2025-11-25 is stateful: ``initialize``, then
-``notifications/initialized``. Following the 2026-07-28 stdio page, the client probes with
-``server/discover`` and falls back to ``initialize`` on any other error or no answer.
+Every published version is spoken. 2026-07-28 (the current one) is stateless:
+``server/discover``, and the protocol version in every request's ``_meta``. The versions before
+it are stateful: ``initialize``, then ``notifications/initialized``. Following the 2026-07-28
+stdio page, the client probes with ``server/discover`` and falls back to ``initialize`` on any
+other error or no answer, offering 2025-11-25 and accepting whichever published version the
+server picks (the lifecycle page lets it answer with another version it supports).
+
+Whatever bytes a server writes end in a message, a stray line or a problem kept, never in an
+exception of the kit: a line that is not UTF-8, a string holding a lone UTF-16 surrogate, a
+number no integer parser takes, a message nested deeper than a parser reads.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import itertools
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +39,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from axm_conformance._process.system import _trace
@@ -49,18 +57,33 @@ from axm_conformance._process.system._tasks import TaskGroup
 __all__ = [
     "CURRENT",
     "LEGACY",
+    "VERSIONS",
     "CannotStart",
     "Handshake",
+    "Malformed",
     "ServerGone",
     "Session",
     "WireError",
     "connect",
     "cut_off",
+    "has",
     "schema_errors",
 ]
 
-CURRENT = "2026-07-28"
-LEGACY = "2025-11-25"
+# Every published version, oldest first. The last is stateless (server/discover); the others are
+# negotiated by initialize, where the client offers the newest of them (LEGACY).
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+CURRENT = VERSIONS[-1]
+LEGACY = VERSIONS[-2]
+_STATEFUL = VERSIONS[:-1]
+# The members of a tool and of its result that a version has, by the first version that does
+# (each version's schema.json): a server speaking an older one is not judged by them.
+_SINCE = {
+    "annotations": "2025-03-26",
+    "outputSchema": "2025-06-18",
+    "structuredContent": "2025-06-18",
+    "title": "2025-06-18",
+}
 CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
 # The 2026-07-28 names of the metadata every request carries.
 _META = "io.modelcontextprotocol/"
@@ -80,6 +103,20 @@ class ServerGone(WireError):
 
 class CannotStart(WireError):
     """The command cannot be run at all: no such program, or not an executable."""
+
+
+class Malformed(WireError):
+    """The server wrote a line meant as a message that no JSON parser reads: the answer awaited
+    may be that line, so waiting on would only end in a timeout."""
+
+
+def has(version: str, member: str) -> bool:
+    """Whether ``version`` has the tool or result member ``member`` (every version has those
+    ``_SINCE`` does not name)."""
+    first = _SINCE.get(member)
+    if first is None or version not in VERSIONS:
+        return True
+    return VERSIONS.index(version) >= VERSIONS.index(first)
 
 
 # The result each method is answered with, by the official schemas' names.
@@ -118,6 +155,10 @@ class Session:
     cwd: str
     env: Mapping[str, str]
     timeout: float = 5.0
+    # How long the server may take to start and answer initialize (None: ``timeout``): a first
+    # start may fetch a package (npx, uvx) or load a runtime on a busy machine, which is no
+    # failure to serve.
+    start_allowance: float | None = None
     # Where the server's stderr goes: kept here (None: its last lines in ``stderr``), or a file
     # descriptor it writes to directly (the worker's own stderr, which a crash report shows).
     stderr_fd: int | None = None
@@ -207,12 +248,22 @@ class Session:
 
     def _drain(self, stream: Any) -> None:
         for line in iter(stream.readline, b""):
-            self.stderr.append(line.decode("utf-8", "replace").rstrip("\n"))
+            self.stderr.append(_shortened(line.decode("utf-8", "replace").rstrip("\n")))
             del self.stderr[:-40]
+
+    def restart(self) -> None:
+        """Start the server again, after it ended: what it wrote before is kept."""
+        self.close(grace=0.1)
+        self._lines = queue.Queue()
+        self.start()
 
     def send(self, message: dict[str, Any]) -> None:
         assert self._process is not None and self._process.stdin is not None
-        data = (json.dumps(message, ensure_ascii=False) + "\n").encode()
+        try:
+            data = (json.dumps(message, ensure_ascii=False) + "\n").encode()
+        except UnicodeEncodeError:
+            # A lone surrogate in an input is no UTF-8: JSON carries it as an escape.
+            data = (json.dumps(message) + "\n").encode()
         try:
             self._process.stdin.write(data)
             self._process.stdin.flush()
@@ -239,12 +290,15 @@ class Session:
         if self.version == CURRENT:
             params["_meta"] = {**params.get("_meta", {}), **_current_meta()}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        wait = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
         # The probe is written in the current version, whatever the server turns out to speak.
         version = CURRENT if method == "server/discover" else self.version or LEGACY
         while True:
-            message = self._next(deadline, method)
+            message = self._next(deadline, method, request_id, wait)
             if message.get("id") == request_id and "method" not in message:
+                if method == "initialize":
+                    version = _chosen(message)  # its answer is written in the version it picks
                 self._validate(version, method, message)
                 return message
             if "method" in message:
@@ -275,14 +329,24 @@ class Session:
                 ]
         self.problems.extend(f"{where} breaks the {version} schema: {e}" for e in errors)
 
-    def _next(self, deadline: float, method: str) -> dict[str, Any]:
-        """The next JSON-RPC message the server writes; stray lines are kept on the way."""
+    def _next(self, deadline: float, method: str, awaited: int, wait: float) -> dict[str, Any]:
+        """The next JSON-RPC message the server writes; stray lines are kept on the way.
+
+        A line meant as a message that no parser reads is the answer awaited when it names its
+        id; one that names none may be it: the wait then shortens to a grace, after which that
+        line, not silence, is what the server is blamed for."""
+        unreadable = ""
         while True:
             try:
                 line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
+                if unreadable:
+                    raise Malformed(
+                        f"the server wrote a message no JSON parser reads during {method}, "
+                        f"and nothing after it: {unreadable!r}"
+                    ) from None
                 raise WireError(
-                    f"no answer to {method} within {self.timeout:g} s{self._exit_note()}"
+                    f"no answer to {method} within {wait:g} s{self._exit_note()}"
                 ) from None
             if line is None:
                 self._lines.put(None)  # stays at the end for the next reader
@@ -290,15 +354,23 @@ class Session:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self._process.wait(1.0)  # closing stdout is how a process ends, mostly
                 raise ServerGone(f"the server closed stdout during {method}{self._exit_note()}")
-            text = line.decode("utf-8", "replace").rstrip("\r\n")
-            try:
-                message = json.loads(text)
-            except ValueError:
-                message = None
-            if isinstance(message, dict) and message.get("jsonrpc") == "2.0":
+            message, text, troubles = _parse(line)
+            self.problems.extend(f"{trouble} (during {method})" for trouble in troubles)
+            # A message of another JSON-RPC version is still the server's message, which the
+            # schema then finds wrong.
+            if isinstance(message, dict) and "jsonrpc" in message:
                 return message
+            if message is _UNREADABLE:
+                unreadable = _shortened(text)
+                if re.search(rf'"id"\s*:\s*{awaited}\b', text):
+                    raise Malformed(
+                        f"the server answered {method} with a message no JSON parser reads: "
+                        f"{unreadable!r}"
+                    )
+                grace = max(_UNREADABLE_GRACE, self.timeout / 2)
+                deadline = min(deadline, time.monotonic() + grace)
             if text.strip():
-                self.strays.append(text)
+                self.strays.append(_shortened(text))
 
     def _answer(self, request: dict[str, Any]) -> None:
         if request.get("method") == "ping":
@@ -407,6 +479,96 @@ def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
         raise CannotStart(f"cannot start {program!r}: No such file or directory")
 
 
+# Python refuses to turn more digits than this into an int (sys.int_info); JSON sets no bound.
+_INT_DIGITS = 4000
+# The most of a line kept for a report.
+_KEPT = 500
+_UNREADABLE = object()
+# How long an answer may still come after a line meant as a message that no parser reads.
+_UNREADABLE_GRACE = 0.5
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= _KEPT else f"{text[:_KEPT]}... ({len(text)} characters)"
+
+
+def _parse(line: bytes) -> tuple[Any, str, list[str]]:
+    """A line of stdout read as a JSON value (None when it is no JSON, ``_UNREADABLE`` when it
+    is meant as a message that no parser reads), its text, and where it breaks the transport's
+    text: bytes that are not UTF-8, a lone UTF-16 surrogate (not Unicode: strict parsers, the
+    Python SDK's among them, refuse the whole message), a message nested past a parser's depth."""
+    troubles: list[str] = []
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        troubles.append(
+            f"wrote bytes that are not UTF-8 ({line[exc.start : exc.end]!r} at byte {exc.start});"
+            " the stdio transport's messages are UTF-8"
+        )
+        text = line.decode("utf-8", "replace")
+    text = text.rstrip("\r\n")
+    meant = '"jsonrpc"' in text
+    try:
+        value = json.loads(text, parse_int=_integer, parse_constant=_no_constant)
+    except RecursionError:
+        troubles.append(
+            "wrote a message nested deeper than Python's JSON parser reads (about 1,000 "
+            "levels); parsers with a depth limit refuse it"
+        )
+        return _UNREADABLE, text, troubles
+    except ValueError:
+        return (_UNREADABLE if meant else None), text, troubles
+    if _SURROGATE_ESCAPE.search(text):
+        value, lone = _without_lone_surrogates(value)
+        if lone:
+            troubles.append(
+                f"a string holds the lone UTF-16 surrogate {lone!r}, which is not Unicode text: "
+                "strict JSON parsers refuse the whole message"
+            )
+    return value, text, troubles
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# What json.loads leaves of an escaped surrogate that no other completes.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _integer(text: str) -> int | float:
+    # More digits than an int takes is a number all the same: as a float (infinity, which the
+    # result's own checks name).
+    return int(text) if len(text) <= _INT_DIGITS else float(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _without_lone_surrogates(value: Any) -> tuple[Any, str]:
+    """``value`` with every lone surrogate replaced by U+FFFD, and the first one found."""
+    found: list[str] = []
+
+    def clean(item: Any) -> Any:
+        if isinstance(item, str):
+            lone = _LONE_SURROGATE.findall(item)
+            found.extend(lone)
+            return _LONE_SURROGATE.sub("\ufffd", item) if lone else item
+        if isinstance(item, list):
+            return [clean(x) for x in item]
+        if isinstance(item, dict):
+            return {clean(key): clean(x) for key, x in item.items()}
+        return item
+
+    cleaned = clean(value)
+    return cleaned, (found[0] if found else "")
+
+
+def _chosen(message: dict[str, Any]) -> str:
+    """The version an initialize answer picks, where it is a published one (else LEGACY)."""
+    result = message.get("result")
+    chosen = result.get("protocolVersion") if isinstance(result, dict) else None
+    return chosen if chosen in _STATEFUL else LEGACY
+
+
 def _current_meta() -> dict[str, Any]:
     return {
         f"{_META}protocolVersion": CURRENT,
@@ -426,16 +588,28 @@ class Handshake:
     server_info: dict[str, Any]
     probe: str
     instructions: str = ""
+    ended_on_probe: bool = False  # the server ended when probed with server/discover
 
 
-def connect(session: Session) -> Handshake:
+def connect(session: Session, known: str = "") -> Handshake:
     """Probe with ``server/discover``, fall back to ``initialize``; raises :class:`WireError`
-    when the server speaks neither version."""
+    when the server speaks no published version. A server ``known`` to speak a version of
+    ``initialize`` (its first session's) is not probed again: the probe may cost a timeout, or
+    a start, for each session of a server that ignores or breaks on it."""
+    if known in _STATEFUL:
+        return _initialize(session, "spoken to as in its first session")
+    ended = ""
     try:
         answer: dict[str, Any] | None = session.request(
             "server/discover", {"_meta": _current_meta()}
         )
-    except ServerGone:
+    except ServerGone as exc:
+        # A server of an older version may end on a method it does not know: it is started
+        # again and spoken to as such a server, and the probe says what happened.
+        ended = str(exc)
+        answer = None
+        session.restart()
+    except Malformed:
         raise
     except WireError:
         answer = None  # no answer in time: a legacy server may ignore the unknown method
@@ -457,32 +631,52 @@ def connect(session: Session) -> Handshake:
     if isinstance(error, dict) and error.get("code") == _UNSUPPORTED_VERSION:
         supported = (error.get("data") or {}).get("supported")
         raise WireError(
-            f"the server speaks {supported!r}, and the kit speaks {CURRENT} or {LEGACY}"
+            f"the server speaks {supported!r}, and the kit speaks {', '.join(VERSIONS)}"
         )
-    probe = (
-        "no answer to server/discover"
-        if answer is None
-        else f"server/discover answered error {error.get('code')!r}"
-    )
-    reply = session.request(
-        "initialize",
-        {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO},
-    )
+    if ended:
+        probe = f"server/discover ended it ({ended}); started again"
+    elif answer is None:
+        probe = "no answer to server/discover"
+    else:
+        probe = f"server/discover answered error {error.get('code')!r}"
+    try:
+        return _initialize(session, probe, ended_on_probe=bool(ended))
+    except ServerGone as exc:
+        if ended:
+            raise
+        # The probe broke a server of an older version without ending it at once (an SDK's
+        # reader failing on the unknown method): it ends on the next message. Started again,
+        # it is spoken to as such a server, and the probe says what happened.
+        session.restart()
+        return _initialize(
+            session, f"{probe}, and it ended at initialize ({exc}); started again", True
+        )
+
+
+def _initialize(session: Session, probe: str, ended_on_probe: bool = False) -> Handshake:
+    """The handshake of the versions before 2026-07-28: ``initialize``, offering the newest of
+    them, then ``notifications/initialized``."""
+    offer = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    reply = session.request("initialize", offer, timeout=session.start_allowance)
     result = reply.get("result")
     if not isinstance(result, dict):
         raise WireError(f"initialize was answered with {json.dumps(reply.get('error'))}")
-    if result.get("protocolVersion") != LEGACY:
+    chosen = result.get("protocolVersion")
+    if chosen not in _STATEFUL:
         raise WireError(
-            f"initialize chose protocol version {result.get('protocolVersion')!r}, not {LEGACY}"
+            f"initialize chose the protocol version {chosen!r}, which is no version negotiated "
+            f"by initialize: offered {LEGACY}, it could have picked any of "
+            f"{', '.join(_STATEFUL)}"
         )
-    session.version = LEGACY
+    session.version = chosen
     session.notify("notifications/initialized")
     return Handshake(
-        LEGACY,
+        chosen,
         dict(result.get("capabilities") or {}),
         dict(result.get("serverInfo") or {}),
         f"{probe}; initialize answered",
         _instructions(result),
+        ended_on_probe=ended_on_probe,
     )
 
 
@@ -491,14 +685,23 @@ def _instructions(result: dict[str, Any]) -> str:
     return instructions if isinstance(instructions, str) else ""
 
 
+# The names the versions before 2025-11-25 (JSON Schema draft-07) give two definitions.
+_RENAMED = {"JSONRPCResultResponse": "JSONRPCResponse", "JSONRPCErrorResponse": "JSONRPCError"}
+
+
 @functools.cache
-def _validator(version: str, definition: str) -> Draft202012Validator:
-    """A validator of one definition of a version's official schema."""
+def _validator(version: str, definition: str) -> Validator:
+    """A validator of one definition of a version's official schema, in the schema's own dialect
+    (draft-07 before 2025-11-25, 2020-12 since)."""
     text = resources.files("axm_conformance").joinpath(f"data/mcp/{version}/schema.json")
     document = json.loads(text.read_text(encoding="utf-8"))
     uri = f"urn:mcp:{version}"
     registry: Registry[Any] = Registry().with_resource(uri, Resource.from_contents(document))
-    return Draft202012Validator({"$ref": f"{uri}#/$defs/{definition}"}, registry=registry)
+    where = "$defs" if "$defs" in document else "definitions"
+    if definition not in document[where]:
+        definition = _RENAMED.get(definition, definition)
+    cls = validator_for(document)
+    return cls({"$ref": f"{uri}#/{where}/{definition}"}, registry=registry)
 
 
 def schema_errors(version: str, definition: str, value: Any) -> list[str]:
