@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from axm_conformance._checks import checks_for
 from axm_conformance._failure import format_failure
 from axm_conformance._observation import canonical_json
-from axm_conformance._outcomes import Status, verdict
+from axm_conformance._outcomes import Status, verdict, writable
 from axm_conformance._version import __version__
 
 if TYPE_CHECKING:
@@ -251,7 +251,8 @@ def _cell(text: str) -> str:
 
 def write_json(path: Path, document: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = writable(json.dumps(document, indent=2, ensure_ascii=False))
+    path.write_text(text + "\n", encoding="utf-8")
 
 
 class BaselineError(ValueError):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from axm_conformance._disguise import error_form
+from axm_conformance._outcomes import LONE_SURROGATE
 from axm_conformance._workdir import Change
 
 __all__ = [
@@ -501,12 +502,20 @@ def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
     """A strict-JSON rendering of ``value`` and the paths where it is not strict JSON.
 
     Values JSON cannot carry exactly (NaN, infinities, sets, bytes, dates, non-string keys, custom
-    objects, cycles) are replaced by a description and listed as problems, so one bad value does
-    not hide the rest. Tuples are accepted as arrays, as ``json.dumps`` writes them.
+    objects, cycles, strings holding a lone surrogate) are replaced by a description and listed
+    as problems, so one bad value does not hide the rest. Tuples are accepted as arrays, as
+    ``json.dumps`` writes them.
     """
     problems: list[str] = []
 
     def render(item: Any, path: str, depth: int, seen: frozenset[int]) -> Any:
+        lone = LONE_SURROGATE.search(item) if isinstance(item, str) else None
+        if lone is not None:
+            problems.append(
+                f"{path}: holds the lone UTF-16 surrogate {lone.group()!r}, which is no Unicode "
+                "text: UTF-8 encoders and pydantic's str refuse it"
+            )
+            return LONE_SURROGATE.sub("\ufffd", item)
         if item is None or isinstance(item, bool | str):
             return item
         if isinstance(item, int):

@@ -9,11 +9,13 @@ one place, :func:`verdict`, which a report in process and a certificate assemble
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = [
+    "LONE_SURROGATE",
     "Evidence",
     "Finding",
     "Severity",
@@ -24,6 +26,7 @@ __all__ = [
     "note",
     "verdict",
     "warning",
+    "writable",
 ]
 
 
@@ -85,6 +88,18 @@ class Evidence:
     before: tuple[tuple[str, str, Any], ...] = ()
 
 
+# A lone UTF-16 surrogate: what a Python string may hold (what a tool returned, what a server
+# wrote as an escape) that no Unicode text does, and no UTF-8 output takes.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def writable(text: str) -> str:
+    """``text`` with each lone surrogate written as its escape (``\\ud83d``), so that a
+    report, a terminal or a file in UTF-8 takes it; inside a JSON string the escape is the same
+    string."""
+    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One sentence a check states about a tool, with its severity; the runner adds the
@@ -93,6 +108,10 @@ class Finding:
     text: str
     severity: Severity = Severity.FAILURE
     evidence: Evidence | None = None
+
+    def __post_init__(self) -> None:
+        # A sentence quoting what a tool was given or gave may carry a lone surrogate.
+        object.__setattr__(self, "text", writable(self.text))
 
     @property
     def severe(self) -> bool:

@@ -147,7 +147,10 @@ def test_a_rate_limit_is_backed_off_recorded_and_blames_no_input(
         "--axm-report=cert.json",
     )  # fmt: skip
     assert result.ret == 0, result.stdout.str()
-    line = r"word_count \(mcp\): certified \(.*; (\d+) valid calls: \1 served, 0 refused, 0 errored"
+    line = (
+        r"word_count \(mcp 2026-07-28\): certified "
+        r"\(.*; (\d+) valid calls: \1 served, 0 refused, 0 errored"
+    )
     result.stdout.re_match_lines([line + r"; rate-limited: backed off \d+ times, \d+ s\)"])
     (record,) = [t for t in json.loads((pytester.path / "cert.json").read_text())["tools"]
                  if t["key"] == "word_count"]  # fmt: skip

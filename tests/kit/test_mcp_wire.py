@@ -220,3 +220,16 @@ def test_an_answer_no_parser_reads_is_malformed_at_once_not_a_timeout(
             wire.request("tools/call", {"name": "shout", "arguments": {"text": "ab"}})
     finally:
         wire.close()
+
+
+def test_a_server_known_from_its_first_session_is_not_probed_again(tmp_path: Path) -> None:
+    """A later session of a server whose version is known speaks initialize at once: the probe
+    that broke it (and cost a timeout) is not sent again."""
+    wire = session(tmp_path, "--defect", "breaks-on-discover", timeout=60.0)
+    try:
+        handshake = connect(wire, known=LEGACY)
+        assert handshake.probe == "spoken to as in its first session; initialize answered"
+        assert not handshake.ended_on_probe
+        assert wire.request("ping")["result"] == {}
+    finally:
+        wire.close()

@@ -88,7 +88,7 @@ def test_the_header_counts_a_server_apart_from_its_tools(
             f"mcp:{shlex.join([sys.executable, str(DYING_SERVER), '--defect', 'exit-at-start'])}"
             "[word_count]",
             "*has no tool 'word_count' (it could not be asked for its tools: the server closed "
-            "stdout during server/discover (it exited with status 1); the last line it wrote "
+            "stdout during initialize (it exited with status 1); the last line it wrote "
             "to stderr: \"ModuleNotFoundError: No module named 'wordlib'\")",
         ),
         (

@@ -897,3 +897,26 @@ def test_separators_inside_a_literal_or_a_described_value_count_and_words_come_f
 
 def test_no_string_is_built_without_a_separator() -> None:
     assert structured_strings(["hello", "world", 42]) == []
+
+
+def test_strings_that_break_path_and_text_handling_come_last_among_the_boundaries() -> None:
+    """A NUL, the parent directory, a trailing slash and one past a file name's 255 characters,
+    after every other change of every property; never a lone surrogate, which is no Unicode
+    text."""
+    schema = {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "count": {"type": "integer"}},
+        "required": ["path"],
+    }
+    examples = boundary_inputs(schema)
+    paths = [example.value.get("path") for example in examples]
+    assert paths[-4:] == ["\x00", "..", "a/", "a" * 256]
+    assert all("count" not in example.value for example in examples[-4:])
+    assert not any(
+        isinstance(path, str) and any("\ud800" <= char <= "\udfff" for char in path)
+        for path in paths
+    )
+    # A schema that forbids them keeps only those it allows.
+    narrow = {**schema, "properties": {"path": {"type": "string", "minLength": 2}}}
+    edges = [example.value["path"] for example in boundary_inputs(narrow)][-3:]
+    assert edges == ["..", "a/", "a" * 256]

@@ -2,8 +2,12 @@
 
 Usage: ``python tests/real_mcp/install.py DEST``. Each pip server gets a virtual environment
 ``DEST/NAME``; the npm servers share ``DEST/node_modules``, installed with ``npm`` where Node
-exists (without it, says so, and their tests are skipped). A git repository with one commit is
-made in ``DEST/git-repository``. What is already installed is kept: a second run is offline.
+exists (without it, says so, and their tests are skipped), except those pinned to an older SDK
+(``npm_with``), each installed with its pins in ``DEST/NAME/node_modules`` of its own. A server
+marked ``in_temporary`` is installed a second time the same way under ``TEMPORARY`` (in
+``/tmp``, which the sandbox replaces with a private one: the test proves it is shown). A git
+repository with one commit is made in ``DEST/git-repository``. What is already installed is
+kept: a second run is offline.
 """
 
 from __future__ import annotations
@@ -16,25 +20,42 @@ import venv
 from pathlib import Path
 
 SERVERS = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())["server"]
+# Where the servers marked in_temporary are installed again: in /tmp, hidden by every sandbox.
+TEMPORARY = Path("/tmp/axm-conformance-real-mcp")
 
 
 def main(dest: Path) -> int:
     dest.mkdir(parents=True, exist_ok=True)
+    node = bool(shutil.which("npm") and shutil.which("node"))
+    shared = [server for server in SERVERS if "npm" in server and "npm_with" not in server]
     for server in SERVERS:
-        if "pip" in server:
-            install_pip(dest / server["name"], server["pip"])
-    packages = [server["npm"] for server in SERVERS if "npm" in server]
-    npm = [f"{server['npm']}@{server['version']}" for server in SERVERS if "npm" in server]
-    if shutil.which("npm") and shutil.which("node"):
-        if not all((dest / "node_modules" / package).is_dir() for package in packages):
-            (dest / "package.json").write_text('{"private": true}\n')
-            subprocess.run(
-                ["npm", "install", "--no-audit", "--no-fund", *npm], cwd=dest, check=True
-            )
+        for root in (dest, TEMPORARY) if server.get("in_temporary") else (dest,):
+            if "pip" in server:
+                install_pip(root / server["name"], server["pip"])
+            elif "npm_with" in server and node:
+                install_npm(root / server["name"], [own_package(server), *server["npm_with"]])
+    if node:
+        install_npm(dest, [own_package(server) for server in shared])
     else:
-        print(f"install.py: no Node (node and npm) on PATH: {', '.join(npm)} are not installed")
+        named = ", ".join(own_package(server) for server in SERVERS if "npm" in server)
+        print(f"install.py: no Node (node and npm) on PATH: {named} are not installed")
     make_repository(dest / "git-repository")
     return 0
+
+
+def own_package(server: dict[str, str]) -> str:
+    return f"{server['npm']}@{server['version']}"
+
+
+def install_npm(folder: Path, packages: list[str]) -> None:
+    """``packages`` (NAME@VERSION) in ``folder/node_modules``, pinned together: an older server
+    asks for its SDK with a range, which the SDK named beside it settles."""
+    names = [package.rpartition("@")[0] for package in packages]
+    if all((folder / "node_modules" / name).is_dir() for name in names):
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "package.json").write_text('{"private": true}\n')
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=folder, check=True)
 
 
 def install_pip(environment: Path, requirements: list[str]) -> None:

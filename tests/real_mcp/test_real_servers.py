@@ -19,6 +19,7 @@ from axm_conformance import check_tool
 from axm_conformance._clients import CLIENTS
 from tests.clients_table import rows, written
 from tests.conftest import untraced
+from tests.real_mcp.install import TEMPORARY
 
 HERE = Path(__file__).resolve().parent
 SERVERS: list[dict[str, Any]] = tomllib.loads((HERE / "servers.toml").read_text())["server"]
@@ -27,29 +28,24 @@ CLIENT_CHECKS = tuple(f"portable-to-{client}" for client in CLIENTS)
 
 
 def command(server: dict[str, Any], root: Path) -> str:
+    own = "npm_with" in server  # an npm server in a folder of its own, with its pins
     return server["command"].format(
-        bin=root / server["name"] / "bin", node_modules=root / "node_modules"
+        bin=root / server["name"] / "bin",
+        node_modules=root / server["name"] / "node_modules" if own else root / "node_modules",
     )
 
 
-def allowed(expected: str | list[str]) -> list[str]:
-    """The verdicts a tool may come to: one, or (for a finding that depends on the clock of
-    what the server writes) each listed."""
-    return [expected] if isinstance(expected, str) else expected
+def installed(server: dict[str, Any], root: Path) -> Path:
+    """Where the server's package is, which exists once it is installed."""
+    if "pip" in server:
+        return root / server["name"]
+    if "npm_with" in server:
+        return root / server["name"] / "node_modules" / server["npm"]
+    return root / "node_modules" / server.get("npm", "")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("server", SERVERS, ids=[server["name"] for server in SERVERS])
-def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> None:
-    if not INSTALLED:
-        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
-    root = Path(INSTALLED)
-    where = (
-        root / server["name"] if "pip" in server else root / "node_modules" / server.get("npm", "")
-    )
-    if not where.exists():
-        pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
-    files = str(root / server["worker_files"]) if "worker_files" in server else None
+def certified(server: dict[str, Any], root: Path, files: str | None) -> dict[str, Any]:
+    """The verdict of each subject, its findings and its calls, as the test compares them."""
     report = check_tool(
         f"mcp:{command(server, root)}",
         examples=30,
@@ -57,7 +53,6 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
         worker_files=files,
         **server.get("options", {}),
     )
-    expected = server.get("verdicts", {})
     found, findings, tool_calls = {}, {}, {}
     for tool in report.tools:
         key = "SERVER" if tool.subject.kind == "server" else str(tool.subject.name)
@@ -72,14 +67,57 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
         found[key] = f"{verdict} with warnings" if verdict == "certified" and warned else verdict
         findings[key] = [o.check_id for o in tool.failed] + warned
         tool_calls[key] = tool.calls
+    versions = {tool.subject.protocol_version for tool in report.tools}
+    return {"verdicts": found, "findings": findings, "calls": tool_calls, "versions": versions}
+
+
+def allowed(expected: str | list[str]) -> list[str]:
+    """The verdicts a tool may come to: one, or (for a finding that depends on the clock of
+    what the server writes) each listed."""
+    return [expected] if isinstance(expected, str) else expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", SERVERS, ids=[server["name"] for server in SERVERS])
+def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> None:
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    root = Path(INSTALLED)
+    if not installed(server, root).exists():
+        pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
+    files = str(root / server["worker_files"]) if "worker_files" in server else None
+    seen = certified(server, root, files)
+    found, expected = seen["verdicts"], server.get("verdicts", {})
     others = expected.get("*", "certified")  # the tools not named
     wrong = {
-        key: (verdict, findings[key], tool_calls[key])
+        key: (verdict, seen["findings"][key], seen["calls"][key])
         for key, verdict in found.items()
         if verdict not in allowed(expected.get(key, "certified" if key == "SERVER" else others))
     }
     assert "SERVER" in found and len(found) > 1, found
     assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"
+    # Every subject was spoken to in the version the server picks, which servers.toml gives.
+    assert seen["versions"] == {server["speaks"]}
+
+
+IN_TEMPORARY = [server for server in SERVERS if server.get("in_temporary")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", IN_TEMPORARY, ids=[server["name"] for server in IN_TEMPORARY])
+def test_a_real_server_installed_in_tmp_gets_the_verdicts_it_gets_elsewhere(
+    server: dict[str, Any],
+) -> None:
+    """The same server installed a second time in /tmp (a virtual environment, an npm install),
+    which the sandbox hides behind a private /tmp and shows again with the installation."""
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    if not installed(server, TEMPORARY).exists() or not installed(server, Path(INSTALLED)).exists():
+        pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
+    elsewhere = certified(server, Path(INSTALLED), None)
+    in_tmp = certified(server, TEMPORARY, None)
+    assert in_tmp["verdicts"] == elsewhere["verdicts"]
+    assert in_tmp["findings"] == elsewhere["findings"]
 
 
 @pytest.mark.slow
@@ -92,8 +130,7 @@ def test_the_portability_table_of_the_real_servers_is_the_one_written() -> None:
     computed: list[str] = []
     listed: set[str] = set()
     for server in SERVERS:
-        where = root / server["name"] if "pip" in server else root / "node_modules" / server["npm"]
-        if not where.exists():
+        if not installed(server, root).exists():
             continue
         listed.add(server["name"])
         report = check_tool(

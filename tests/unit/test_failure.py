@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from axm_conformance._certificate import RecordError, certificate, item_record
+from axm_conformance._certificate import RecordError, certificate, item_record, write_json
 from axm_conformance._failure import elided, format_failure, stderr_tail
+from axm_conformance._observation import jsonable
 from axm_conformance._options import OPTIONS
-from axm_conformance._outcomes import Evidence, Finding, Status
+from axm_conformance._outcomes import Evidence, Finding, Status, failure
 from axm_conformance._process.system import _sandbox
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
@@ -374,3 +376,23 @@ def test_a_failure_after_other_tools_of_a_server_is_reproduced_through_the_worke
         ["tools:GetRecordTool", "tools:CreateRecordTool", "tools:ListRecordsTool"]
     ]
     assert "makes the calls before it on the same server" in code
+
+
+def test_a_lone_surrogate_in_a_finding_or_a_certificate_is_written_as_its_escape(
+    tmp_path: Path,
+) -> None:
+    """What a tool returned or a server wrote may hold a lone surrogate: every report takes it
+    as an escape, which inside a JSON string is the same string."""
+    assert failure("echoed 'x\ud83dy'").text == "echoed 'x\\ud83dy'"
+    path = tmp_path / "certificate.json"
+    write_json(path, {"input": "x\ud83dy", "name": "Zürich"})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"input": "x\ud83dy", "name": "Zürich"}
+
+
+def test_a_result_holding_a_lone_surrogate_is_not_strict_json() -> None:
+    rendered, problems = jsonable({"text": "half an emoji \ud83d"})
+    assert rendered == {"text": "half an emoji \ufffd"}
+    assert problems == [
+        "$.text: holds the lone UTF-16 surrogate '\\ud83d', which is no Unicode text: UTF-8 "
+        "encoders and pydantic's str refuse it"
+    ]

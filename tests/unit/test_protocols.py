@@ -256,7 +256,7 @@ OFFERED = {
     "in-process": {"axm", "axio", "tool_use", "amplifier", *FRAMEWORKS},
     "python-exceptions": {"axm", "axio", "tool_use", "amplifier", *FRAMEWORKS},
     "description": {"axio", "tool_use", "amplifier", "mcp", *FRAMEWORKS},
-    "output-schema": {"axm", "tool_use", "amplifier", "mcp", "smolagents"},
+    "output-schema": {"axm", "tool_use", "amplifier", "mcp", "smolagents", "pydantic_ai"},
     "refusal-exceptions": {"pydantic_ai"},
     "discovery-metadata": {"axm"},
     "json-rpc": {"mcp"},

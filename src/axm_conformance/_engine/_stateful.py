@@ -344,7 +344,12 @@ class _Inputs:
     def boundary(self, tool: SubjectInfo) -> list[Any]:
         if tool.ref not in self.made:
             try:
-                boundary = [example.value for example in boundary_inputs(tool.input_schema)]
+                boundary = [
+                    example.value
+                    for example in boundary_inputs(
+                        tool.input_schema, text_edges="in-process" in tool.capabilities
+                    )
+                ]
             except ValueError:
                 boundary = []
             self.made[tool.ref] = (boundary, None if boundary else [])

@@ -49,7 +49,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from axm_conformance._strategies._boundaries import Boundaries
+from axm_conformance._strategies._boundaries import Boundaries, is_text_edge
 from axm_conformance._strategies._constants import without_local_constants
 from axm_conformance._strategies._coverage import keywords_exercised, keywords_of
 from axm_conformance._strategies._described import (
@@ -160,15 +160,18 @@ def hinted_inputs(schema: Any, hints: Hints, limit: int) -> list[Example]:
     return placed(compiled.document, compiled.boundaries, compiled.hint_pools, hints, limit)
 
 
-def boundary_inputs(schema: Any) -> list[Example]:
+def boundary_inputs(schema: Any, *, text_edges: bool = True) -> list[Example]:
     """Deterministic valid edge cases: a minimal baseline, then one change at a time.
 
     The baseline holds the required properties only, each with its simplest value; each further
     example changes one property (nested ones included): every enum value, bounds, lengths, the
     empty string or array, non-ASCII and long text, zero and negatives, null, optional properties
-    present one by one and all at once. Every example has been validated.
+    present one by one and all at once; last, unless ``text_edges`` is false, the strings that
+    break path and text handling (a NUL, ``..``, a trailing slash, 256 characters). Every
+    example has been validated.
     """
-    return list(_compiled(schema).boundaries.examples)
+    examples = list(_compiled(schema).boundaries.examples)
+    return examples if text_edges else [e for e in examples if not is_text_edge(e)]
 
 
 def invalid_examples(schema: Any) -> list[Mutation]:

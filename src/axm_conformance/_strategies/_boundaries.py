@@ -22,6 +22,26 @@ __all__ = ["Boundaries"]
 
 _NON_ASCII: Final = "Zürich — 東京 🚀"
 _LONG_LENGTH: Final = 10_000
+# Strings that break real path and text handling, each valid Unicode text all the same: a NUL
+# (C strings and the system's calls refuse it: "embedded null byte"), the parent directory, a
+# trailing slash, and a name one past the 255 bytes a file system allows. A lone UTF-16
+# surrogate is not among them: it is no Unicode text, which a JSON Schema string is, and
+# pydantic's str refuses it ("unable to parse raw data as a unicode string") before a tool
+# could.
+_TEXT_EDGES: Final = (
+    ("\x00", "a NUL character"),
+    ("..", "'..', the parent directory"),
+    ("a/", "a trailing slash"),
+    ("a" * 256, "256 characters, one past a file name's 255"),
+)
+_TEXT_EDGE_LABELS: Final = tuple(what for _, what in _TEXT_EDGES)
+
+
+def is_text_edge(example: Example) -> bool:
+    """Whether a boundary example is one of the strings that break path and text handling."""
+    return example.label.endswith(_TEXT_EDGE_LABELS)
+
+
 _LARGE_NEGATIVE: Final = -1_000_000_000
 # How a boundary example taken from the schema's examples or default ends its label.
 _OFFERED_LABELS: Final = ("(from examples)", "(from default)")
@@ -244,6 +264,9 @@ class Boundaries:
             return []
         what = "required properties only" if isinstance(baseline, dict) else "simplest value"
         candidates = [(baseline, f"baseline: {what}"), *self.variations(root, baseline, ())]
+        # The text edges last, after every other change of every property: they probe how a
+        # tool handles text, the others what it serves.
+        candidates.sort(key=lambda candidate: candidate[1].endswith(_TEXT_EDGE_LABELS))
         examples: dict[str, Example] = {}
         for value, label in candidates:
             text = canonical(value)
@@ -324,6 +347,7 @@ def _string_variations(f: Facts, where: str) -> list[tuple[Any, str]]:
         (_text(f, f.min_length, f.min_length), f"{where}: {f.min_length} characters (minLength)"),
         (_NON_ASCII, f"{where}: non-ASCII text"),
         ("x" * longest, f"{where}: {longest} characters (long)"),
+        *((text, f"{where}: {what}") for text, what in _TEXT_EDGES),
     ]
     if f.max_length is not None and f.max_length <= _LONG_LENGTH:
         text = _text(f, f.max_length, f.max_length)

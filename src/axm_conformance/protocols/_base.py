@@ -502,7 +502,8 @@ def result_facts(fields: dict[str, Any], *, size_limit: int, **facts: Any) -> Re
         fingerprint = f"at least {size} bytes"
         rendered = {"<truncated>": _preview(rendered)}
     else:
-        encoded = canonical_json(rendered).encode()
+        # A lone surrogate (an input echoed) is measured and fingerprinted as Python keeps it.
+        encoded = canonical_json(rendered).encode("utf-8", "surrogatepass")
         size = len(encoded)
         fingerprint = hashlib.sha256(encoded).hexdigest()
     return ResultFacts(

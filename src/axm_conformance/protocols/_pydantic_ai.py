@@ -16,6 +16,7 @@ from typing import Any
 
 from axm_conformance._observation import Policy, ResultModel
 from axm_conformance.protocols._base import (
+    Missing,
     Target,
     ToolProtocol,
     derives_from,
@@ -31,7 +32,7 @@ class PydanticAIProtocol(ToolProtocol):
     name = "pydantic_ai"
     title = "Pydantic AI"
     capabilities = frozenset(
-        {"in-process", "python-exceptions", "description", "refusal-exceptions"}
+        {"in-process", "python-exceptions", "description", "refusal-exceptions", "output-schema"}
     )
     detection_order = 18
     # The tool manager hands the model the value, serialised.
@@ -112,7 +113,13 @@ class PydanticAIProtocol(ToolProtocol):
         return read(definition, "parameters_json_schema"), "derived", ""
 
     def output_schema(self) -> Any:
-        return None
+        """The return schema, where the tool sends it to the model (``include_return_schema``:
+        from its return annotation): the model is told what the result is."""
+        definition = read(self.obj, "tool_def")
+        if read(definition, "include_return_schema") is not True:
+            return None
+        schema = read(definition, "return_schema")
+        return None if isinstance(schema, Missing) else schema
 
     def payload(self, value: Any) -> tuple[Any, str]:
         """What the model reads: the value as pydantic serialises it (a set as a list, an

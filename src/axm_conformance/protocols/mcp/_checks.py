@@ -24,6 +24,7 @@ from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import INVALID_PARAMS
 from axm_conformance._process.child._filewatch import listed
 from axm_conformance.protocols.mcp._facts import ServerFacts, last_said
+from axm_conformance.protocols.mcp._wire import CURRENT
 
 __all__: list[str] = []
 
@@ -154,15 +155,19 @@ def server_handshake(subject: SubjectInfo, context: CheckContext) -> Found:
         )
 
 
+def _pinged(subject: SubjectInfo) -> Finding | None:
+    facts = _facts(subject)
+    if facts.ping is not None:
+        return None
+    if facts.version == CURRENT:
+        return not_run(f"not run: {CURRENT} has no ping (its changelog, item 5)")
+    return not_run("not run: the session ended before ping was asked (see tools-list-stable)")
+
+
 @check(
     "server-ping",
     "server",
-    applies=lambda s: (
-        _answered(s)
-        or (
-            not_run(f"not run: {_facts(s).version} has no ping") if _facts(s).ping is None else None
-        )
-    ),
+    applies=lambda s: _answered(s) or _pinged(s),
     subject="server",
 )
 def server_ping(subject: SubjectInfo, context: CheckContext) -> Found:

@@ -43,6 +43,7 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
+from axm_conformance._outcomes import LONE_SURROGATE
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import (
     PRIVATE_TEMPORARY,
@@ -306,6 +307,12 @@ class Session:
                 self._validate(version, message["method"], message, kind)
                 if "id" in message:
                     self._answer(message)
+            elif not _answers_a_request(message.get("id"), request_id):
+                self.problems.append(
+                    f"wrote a response to no request during {method} (id "
+                    f"{json.dumps(message.get('id'))}): a notification gets none (JSON-RPC 2.0: "
+                    '"The Server MUST NOT reply to a Notification")'
+                )
             else:
                 self._validate(version, method, message, "JSONRPCResponse")
 
@@ -529,8 +536,6 @@ def _parse(line: bytes) -> tuple[Any, str, list[str]]:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# What json.loads leaves of an escaped surrogate that no other completes.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _integer(text: str) -> int | float:
@@ -549,9 +554,9 @@ def _without_lone_surrogates(value: Any) -> tuple[Any, str]:
 
     def clean(item: Any) -> Any:
         if isinstance(item, str):
-            lone = _LONE_SURROGATE.findall(item)
+            lone = LONE_SURROGATE.findall(item)
             found.extend(lone)
-            return _LONE_SURROGATE.sub("\ufffd", item) if lone else item
+            return LONE_SURROGATE.sub("\ufffd", item) if lone else item
         if isinstance(item, list):
             return [clean(x) for x in item]
         if isinstance(item, dict):
@@ -560,6 +565,12 @@ def _without_lone_surrogates(value: Any) -> tuple[Any, str]:
 
     cleaned = clean(value)
     return cleaned, (found[0] if found else "")
+
+
+def _answers_a_request(answered: Any, last: int) -> bool:
+    """Whether a response's id is one of a request the kit sent (numbered 1 to ``last``): a
+    late answer to an earlier one is, an id of null or of nothing sent is not."""
+    return type(answered) is int and 1 <= answered <= last
 
 
 def _chosen(message: dict[str, Any]) -> str:
