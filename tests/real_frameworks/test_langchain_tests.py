@@ -45,6 +45,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "zoo_langchain:read_setting": {"key": "theme"},
     "zoo_langchain:dedupe": {"items": [1, 2, 2]},
     "zoo_langchain:lookup_user": {"user_id": 1},
+    "zoo_langchain:note_size": {"name": "todo.txt"},
+    "zoo_langchain:note_size_checked": {"name": "todo.txt"},
     f"{COMMUNITY}:ReadFileTool": {"file_path": "ideas.txt"},
     f"{COMMUNITY}:WriteFileTool": {"file_path": "new.txt", "text": "hello"},
     f"{COMMUNITY}:ListDirectoryTool": {"dir_path": "."},
