@@ -43,7 +43,6 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
-from axm_conformance._outcomes import LONE_SURROGATE
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import (
     PRIVATE_TEMPORARY,
@@ -83,7 +82,6 @@ _SINCE = {
     "annotations": "2025-03-26",
     "outputSchema": "2025-06-18",
     "structuredContent": "2025-06-18",
-    "title": "2025-06-18",
 }
 CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
 # The 2026-07-28 names of the metadata every request carries.
@@ -536,6 +534,9 @@ def _parse(line: bytes) -> tuple[Any, str, list[str]]:
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# What json.loads leaves of an escaped surrogate no other completes. The kit's own pattern
+# (_outcomes) is not imported: a protocol reaches the core only through its public modules.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _integer(text: str) -> int | float:
@@ -554,9 +555,9 @@ def _without_lone_surrogates(value: Any) -> tuple[Any, str]:
 
     def clean(item: Any) -> Any:
         if isinstance(item, str):
-            lone = LONE_SURROGATE.findall(item)
+            lone = _LONE_SURROGATE.findall(item)
             found.extend(lone)
-            return LONE_SURROGATE.sub("\ufffd", item) if lone else item
+            return _LONE_SURROGATE.sub("\ufffd", item) if lone else item
         if isinstance(item, list):
             return [clean(x) for x in item]
         if isinstance(item, dict):
