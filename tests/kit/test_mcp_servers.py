@@ -20,6 +20,7 @@ from axm_conformance import check_tool
 from axm_conformance._certificate import spoken
 from axm_conformance._checks import checks_for
 from axm_conformance.protocols.mcp import McpProtocol
+from axm_conformance.protocols.mcp._wire import CURRENT, VERSIONS
 from tests.conftest import FIXTURES, untraced
 from tests.kit.test_fixture_zoo import SEEDS
 
@@ -121,12 +122,21 @@ def test_a_servers_checks_are_charged_the_time_it_took_to_observe() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2026-07-28"])
+@pytest.mark.parametrize("version", VERSIONS)
 def test_the_version_spoken_is_on_the_server_and_each_of_its_tools(version: str) -> None:
-    """The server's version is each subject's, and the summaries name it with the protocol."""
+    """The server's version is each subject's, and the summaries name it with the protocol; a
+    correct server of any version leaves no server check unsettled (ping, where the version has
+    none, does not apply)."""
     era = {"script": "word_server.py", "args": ["--era", version]}
-    report = check_tool(ref(era), checks=("server-handshake", "call-completes"), examples=3)
+    checks = ("server-handshake", "server-ping", "call-completes")
+    report = check_tool(ref(era), checks=checks, examples=3)
     assert {tool.subject.protocol_version for tool in report.tools} == {version}
+    (server,) = [tool for tool in report.tools if tool.subject.kind == "server"]
+    statuses = {outcome.check_id: outcome.status for outcome in server.outcomes}
+    assert statuses == {
+        "server-handshake": "passed",
+        "server-ping": "skipped" if version == CURRENT else "passed",
+    }
     assert spoken({"protocol": "mcp", "protocol_version": version}) == f"mcp {version}"
     assert spoken({"protocol": "axm", "protocol_version": None}) == "axm"
 
