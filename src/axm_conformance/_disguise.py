@@ -7,8 +7,9 @@ its text or payload takes one of the forms errors take:
 
 - a leading error label: ``Error:``, ``**Error:**``, ``<Word> error:`` (``Database error:``),
   ``<Name>Error:`` or ``<Name>Exception:`` (``sqlite3.OperationalError:``);
-- a Python exception's own text: a traceback, or a message Python's built-in errors give
-  (``'NoneType' object has no attribute 'x'``, ``[Errno 2] ...``);
+- a Python exception's own text: a traceback, a message Python's built-in errors give
+  (``'NoneType' object has no attribute 'x'``, ``[Errno 2] ...``), or, as the whole text, an
+  exception's repr (``KeyError('nope')``, what ``repr(exc)`` or an f-string's ``!r`` gives);
 - a JSON payload whose status says error: ``"result": "error"``, ``"status": "error"``,
   ``"success": false``, a non-empty ``error`` field, or a content block annotated ``error``;
   a tool result wrapped in the payload (its ``isError``, its ``content``) is read the same way;
@@ -44,6 +45,8 @@ _PYTHON_MESSAGE = re.compile(
     r"|(?:integer |float )?division (?:or modulo )?by zero"
     r"|\[Errno \d+\])"
 )
+# An exception's repr as the whole text: "KeyError('nope')", "json.JSONDecodeError(...)".
+_EXCEPTION_REPR = re.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\(.*\)", re.DOTALL)
 _ERROR_STATUS = ("result", "status")
 # A text longer than this is not parsed as JSON to read its status: a payload that large is
 # data, and reading it on every call would cost more than the rest of the judgement.
@@ -85,6 +88,8 @@ def _text_form(text: str) -> str:
         return "it begins with an error label"
     if _PYTHON_MESSAGE.match(stripped):
         return "it is a Python exception's message"
+    if _EXCEPTION_REPR.fullmatch(stripped):
+        return "it is an exception's repr"
     return ""
 
 

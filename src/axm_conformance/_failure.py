@@ -6,6 +6,7 @@ import json
 import shlex
 from typing import TYPE_CHECKING, Any
 
+from axm_conformance._checks import CHECKS
 from axm_conformance._options import OPTIONS
 from axm_conformance.protocols import protocol_named
 
@@ -102,7 +103,11 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     if evidence is not None and evidence.before:
         # The run's sequences are drawn among the same tools of its home.
         options += [f"--axm-tool={ref}" for ref in tool.together]
-    options.append(f"--axm-check={outcome.check_id}")
+    # A check the others' failures reveal is found again only with them.
+    check = CHECKS.get(outcome.check_id)
+    alone = check is None or not check.revealed
+    if alone:
+        options.append(f"--axm-check={outcome.check_id}")
     options.append(f"--axm-seed={tool.seed}")
     options += [
         spelling
@@ -119,7 +124,8 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
     shared = bool(evidence.before) and not tool.subject.offers("in-process")
     if shared or any(name in reproduced for name in _WORKER_ONLY):
         refs = [tool.subject.ref, *(tool.together if evidence.before else ())]
-        arguments = [repr(refs[0] if len(refs) == 1 else refs), f"checks={(outcome.check_id,)!r}"]
+        arguments = [repr(refs[0] if len(refs) == 1 else refs)]
+        arguments += [f"checks={(outcome.check_id,)!r}"] if alone else []
         arguments.append(f"seed={tool.seed}")
         arguments += [f"{name}={value!r}" for name, value in reproduced.items()]
         worker = (

@@ -445,23 +445,28 @@ class Observation:
 class Varied:
     """A refused valid input changed in one way its schema allows (``kind``; ``said`` says the
     change) and what became of it; when it was served, what became of the inputs that confirm
-    the refusal was of what changed (``confirming`` says what they are)."""
+    the refusal was of what changed (``confirming`` says what they are). For a bound found by
+    bisection (a cap), ``bound`` holds the numbers a refusal names when it states that bound:
+    the last value served, then the first refused (their lengths, for text and arrays)."""
 
     kind: str
     said: str
     observation: Observation
     confirming: str = ""
     confirmations: tuple[Observation, ...] = ()
+    bound: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
 class Step:
-    """A call of another tool of the same server or package, made to prepare the world of the
-    call judged: which tool (its reference and name), with what input."""
+    """A call made before the call judged, in the same worker: of another tool of the same
+    server or package (made to prepare its world), or of the tool itself; which tool (its
+    reference and name), with what input, and whether it was sent as an invalid one."""
 
     ref: str
     name: str
     input: Any
+    invalid: bool = False
 
     def __str__(self) -> str:
         return f"{self.name}({canonical_json(self.input)})"
@@ -492,10 +497,17 @@ class Call:
     trace: Any = None  # what a probe recorded, for the probe checks
     # A refused valid input's variations, one change each, and what became of them.
     variations: tuple[Varied, ...] = ()
-    # The calls of other tools made just before, in order (a sequence that prepared its world).
+    # The calls of other tools made just before, in order (a sequence that prepared its world),
+    # or, once a failure is found to need them, the calls it needs (of the tool itself too).
     before: tuple[Step, ...] = ()
     # What read-only tools of the same server returned after the call and after it again.
     world: tuple[Reading, ...] = ()
+    # Every call made in the worker since it last started fresh, in order (``before`` among
+    # them): what a failure that does not happen again alone is made again after.
+    prefix: tuple[Step, ...] = ()
+    # For the same input made again after ``before``: what it came to in a fresh worker, with
+    # nothing before it (a check of the state the calls left compares the two).
+    fresh: Observation | None = None
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

@@ -343,7 +343,8 @@ def test_processes_left_by_a_tool_are_killed_with_its_worker(marker: str, way: s
 @pytest.mark.slow
 def test_shrinking_a_hang_calls_no_input_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each call that hangs costs a whole timeout: an input already seen to hang is not retried
-    (Hypothesis draws small values again and replays the minimal one at the end)."""
+    (Hypothesis draws small values again and replays the minimal one at the end), but for the
+    one reported, made again once in a fresh worker: a hang that does not recur is not blamed."""
     from axm_conformance._engine import _session as _engine
 
     calls: list[tuple[str, str]] = []
@@ -360,4 +361,6 @@ def test_shrinking_a_hang_calls_no_input_twice(monkeypatch: pytest.MonkeyPatch) 
     assert tool.outcome("call-completes").status == "failed"
     hung = [value for value, crash in calls if crash == "timeout"]
     assert hung, calls
-    assert len(hung) == len(set(hung)), hung
+    reported = repr(tool.outcome("call-completes").input)
+    assert [value for value in set(hung) if hung.count(value) > 1] == [reported], hung
+    assert hung.count(reported) == 2, hung

@@ -438,7 +438,7 @@ def test_xdist_workers_take_the_tools_as_the_controller_described_them(
     result = run(
         pytester, "--axm-tool=counted:shout", "--axm-examples=5", "-n", "2", "--axm-sandbox=off"
     )
-    result.assert_outcomes(passed=24, skipped=15)
+    result.assert_outcomes(passed=25, skipped=15)
     # Loaded once to be described (by the controller), once to be certified: the xdist workers
     # do not load every tool again to describe it.
     assert (pytester.path / "imports.log").read_text().count("imported") == 2

@@ -5,6 +5,7 @@ before it, and no correct twin accused."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 
 import pytest
@@ -38,6 +39,13 @@ DEFECTS: list[tuple[str, list[str], list[str], str, str]] = [
         "server-lookup-writes",
         tools_of(f"{SERVER} --defect lookup-writes", "lookup_term", "list_terms", "recent_lookups"),
         tools_of(SERVER, "lookup_term", "list_terms", "recent_lookups"),
+        "read-only-honoured",
+        "",
+    ),
+    (
+        "server-lookup-logs",
+        tools_of(f"{SERVER} --defect lookup-logs", "lookup_term", "list_terms"),
+        tools_of(SERVER, "lookup_term", "list_terms"),
         "read-only-honoured",
         "",
     ),
@@ -104,7 +112,7 @@ def test_the_correct_twin_of_a_defect_behind_another_tool_passes(
 def test_a_sequence_failure_is_reproduced_by_its_pytest_command(pytester: pytest.Pytester) -> None:
     """The reproduction a report gives re-runs the check on the tools of the run: the calls
     before the failure are made again, and it fails the same way."""
-    _, defective, _, check, before = DEFECTS[2]
+    _, defective, _, check, before = next(d for d in DEFECTS if d[0] == "server-getter-crashes")
     tool = judged(defective, check, SEEDS[0])
     (outcome,) = tool.outcomes
     command = format_failure(tool, outcome, Settings()).split("Reproduce with:\n")[1]
@@ -120,3 +128,65 @@ def test_a_sequence_failure_is_reproduced_by_its_pytest_command(pytester: pytest
 def test_every_defect_has_a_correct_twin_of_the_same_tools() -> None:
     for name, defective, correct, _, _ in DEFECTS:
         assert len(defective) == len(correct) and defective != correct, name
+
+
+GROUP = shlex.join([sys.executable, str(FIXTURES / "mcp_servers" / "group_server.py")])
+
+
+def reproduced(pytester: pytest.Pytester, tool: ToolReport, check: str) -> pytest.RunResult:
+    """The reproduction a report prints for ``tool``'s failure of ``check``, run as printed."""
+    outcome = tool.outcome(check)
+    command = format_failure(tool, outcome, Settings()).split("Reproduce with:\n")[1]
+    arguments = shlex.split(command.splitlines()[0])[1:]
+    return pytester.runpytest_subprocess(*arguments, "-p", "no:cacheprovider")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_call_that_kills_the_server_is_blamed_not_the_next(
+    pytester: pytest.Pytester, seed: int
+) -> None:
+    """crash_group's count 0 answers, and the server dies at the next message: the call after
+    it, whichever tool's, crashes. Only crash_group fails (state-stays-usable, after its count
+    0); echo's crash after it is not judged, and its reproduction, run as printed, fails again."""
+    refs = tools_of(f"{GROUP} --defect dies-after-answering", "crash_group", "echo")
+    report = check_tool(refs, seed=seed, timeout=2.0)
+    crash_group, echo = (
+        next(tool for tool in report.tools if tool.subject.name == name)
+        for name in ("crash_group", "echo")
+    )
+    assert [outcome.check_id for outcome in crash_group.failed] == ["state-stays-usable"]
+    outcome = crash_group.outcome("state-stays-usable")
+    assert [(name, value) for _, name, value in outcome.before] == [("crash_group", {"count": 0})]
+    assert echo.verdict.verdict == "certified", [o.messages for o in echo.failed]
+    if seed == SEEDS[0]:
+        again = reproduced(pytester, crash_group, "state-stays-usable")
+        assert "FAILED crash_group::state-stays-usable" in again.stdout.str(), again.stdout.str()
+        assert "after:    1. crash_group(" in again.stdout.str()
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("fixtures_on_path")
+def test_the_call_that_breaks_the_store_is_blamed_with_a_reproduction_that_fails_again(
+    pytester: pytest.Pytester,
+) -> None:
+    """add_todo({"text": ""}) leaves the store unreadable: add_todo fails state-stays-usable
+    with that call as its one step; the pytest command it prints finds it again, and the
+    Python it prints, run in a directory of its own, shows the store broken."""
+    report = check_tool(["zoo_store:AddTodoTool"], seed=SEEDS[0])
+    (tool,) = report.tools
+    assert [outcome.check_id for outcome in tool.failed] == ["state-stays-usable"]
+    again = reproduced(pytester, tool, "state-stays-usable")
+    assert "FAILED add_todo::state-stays-usable" in again.stdout.str(), again.stdout.str()
+    code = format_failure(tool, tool.outcome("state-stays-usable"), Settings())
+    snippet = code.split("or in Python:\n")[1]
+    lines = [line[4:] for line in snippet.splitlines() if line.startswith("    ")]
+    completed = subprocess.run(
+        [sys.executable, "-c", "\n".join(lines)],
+        capture_output=True,
+        text=True,
+        cwd=pytester.path,
+        timeout=60,
+        check=False,
+    )
+    assert "Failed to load todos" in completed.stdout, completed

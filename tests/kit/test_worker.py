@@ -462,7 +462,21 @@ def test_a_given_workdir_is_kept(tmp_path: Path) -> None:
     with Worker(config(workdir=tmp_path / "work")) as worker:
         assert worker.call(f"{T}:where").value["cwd"] == str(tmp_path / "work")
         worker.call(f"{T}:touch", "kept.txt")
+        worker.restart()
+        assert worker.call(f"{T}:echo").ok
+        assert (tmp_path / "work" / "kept.txt").exists()
     assert (tmp_path / "work" / "kept.txt").exists()
+
+
+def test_a_restart_empties_the_workdir_the_worker_made() -> None:
+    """A fresh worker meets the world a new run would: what earlier calls wrote is gone."""
+    with Worker(config()) as worker:
+        assert worker.call(f"{T}:touch", "written.txt").ok
+        assert (worker.workdir / "written.txt").exists()
+        worker.restart()
+        assert worker.call(f"{T}:echo").ok
+        assert not (worker.workdir / "written.txt").exists()
+        assert (worker.workdir / "tmp").is_dir()
 
 
 def test_close_is_idempotent_and_leaks_nothing() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from axm_conformance._observation import (
     Policy,
     ResultModel,
     SideEffect,
+    Step,
     SubjectInfo,
     Varied,
 )
@@ -181,10 +183,33 @@ def refused_again() -> Observation:
     return answered(content=[text("no such file")], isError=True)
 
 
-def varied(variation: Varied) -> Call:
-    """A refused call of an MCP tool, with one variation."""
-    refusal = call(answered(content=[text("refused")], isError=True))
+def varied(variation: Varied, said: str = "refused", value: Any = None) -> Call:
+    """A refused call of an MCP tool (answered ``said``, given ``value``), with one variation."""
+    refusal = call(answered(content=[text(said)], isError=True))
+    if value is not None:
+        refusal = dataclasses.replace(refusal, input=value)
     return dataclasses.replace(refusal, variations=(variation,))
+
+
+def refused_saying(said: str) -> Observation:
+    return answered(content=[text(said)], isError=True)
+
+
+# A call of the tool itself that leaves its server unable to serve.
+KILL_STEP = Step("mcp:server[stop]", "stop", {"pid": 0})
+
+
+def capped(*confirmations: Observation) -> Varied:
+    """A bound found inside the declared maximum 100: 50 served, 51 refused elsewhere."""
+    return Varied(
+        "cap",
+        "'count' set to 50: it refuses above 50 (found by bisection, 4 calls), though "
+        "its schema declares maximum 100",
+        served(),
+        "'count' = 51 in other inputs it served",
+        confirmations,
+        (50, 51),
+    )
 
 
 def rpc_error(code: int, message: str = "boom") -> Observation:
@@ -816,6 +841,50 @@ CASES = [
     ),
     case(
         "schema-tells-truth",
+        "a bound found inside a declared one, which the refusals state",
+        failure("its refusals state that bound (count must be 50 or less)"),
+        subject=MCP,
+        call=varied(
+            capped(*[refused_saying("count must be 50 or less")] * 2),
+            said="count must be 50 or less",
+            value={"count": 80},
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "a bound found inside a declared one, only the first value refused named",
+        warning("it refuses above 50 (found by bisection, 4 calls), though its schema declares"),
+        subject=MCP,
+        call=varied(
+            capped(*[refused_saying("the text has 51 words")] * 2),
+            said="the text has 51 words",
+            value={"count": 80},
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "a bound found inside a declared one, the number named only as the input's own",
+        warning("it refuses above 50 (found by bisection, 4 calls), though its schema declares"),
+        subject=MCP,
+        call=varied(
+            capped(*[refused_saying("no page 50 here")] * 2),
+            said="no page 50 here",
+            value={"count": 80, "page": 50},
+        ),
+    ),
+    case(
+        "schema-tells-truth",
+        "a bound found inside a declared one, stated by one refusal but not those confirming it",
+        warning("it refuses above 50 (found by bisection, 4 calls), though its schema declares"),
+        subject=MCP,
+        call=varied(
+            capped(refused_saying("count must be 50 or less"), refused_again()),
+            said="count must be 50 or less",
+            value={"count": 80},
+        ),
+    ),
+    case(
+        "schema-tells-truth",
         "a bound found inside a declared one, served with the value past it elsewhere",
         subject=MCP,
         call=varied(
@@ -1144,6 +1213,19 @@ CASES = [
     ),
     case(
         "success-not-an-error",
+        "an exception's repr as the whole text",
+        warning("(it is an exception's repr)"),
+        subject=MCP,
+        call=call(answered(content=[text("KeyError('nope')")])),
+    ),
+    case(
+        "success-not-an-error",
+        "code that mentions an exception's repr",
+        subject=MCP,
+        call=call(answered(content=[text("raise KeyError('nope')")])),
+    ),
+    case(
+        "success-not-an-error",
         "a content block annotated as an error",
         warning("(a content block annotated as an error)"),
         subject=MCP,
@@ -1405,6 +1487,23 @@ CASES = [
                 ),
             )
         ),
+    ),
+    case("state-stays-usable", "a call no failure led to", call=call(refused_again())),
+    case(
+        "state-stays-usable",
+        "served again after the call before it",
+        subject=MCP,
+        call=call(served(), before=(KILL_STEP,), fresh=served()),
+    ),
+    case(
+        "state-stays-usable",
+        "refused after its own call, served fresh",
+        failure(
+            'after stop({"pid":0}), which it served, the tool no longer serves this input, which '
+            "it serves in a fresh worker: it answered 'Failed to load'"
+        ),
+        subject=MCP,
+        call=call(refused_saying("Failed to load"), before=(KILL_STEP,), fresh=served()),
     ),
     case("no-process-left", "nothing left", call=call(ok())),
     case(

@@ -22,7 +22,8 @@ SETTINGS = Settings(examples=10, sandbox="off")
 
 @pytest.fixture(autouse=True)
 def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine's pauses (a reading confirmed over one) take no time here."""
+    """The engine's pauses (a reading confirmed over one, a refusal made again after one) take
+    no time here."""
     monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: None)
 
 
@@ -351,7 +352,9 @@ def test_a_reader_among_many_tools_is_served_after_its_creator_and_a_describer()
 
     colouring = {tool.ref: lambda value: refused("no such colour") for tool in COLOURING}
     fake = FakeCaller(
-        read, {CREATE_BOOK.ref: create, DESCRIBE_BOOK.ref: describe, **colouring}, books.clear
+        read,
+        {CREATE_BOOK.ref: create, DESCRIBE_BOOK.ref: describe, **colouring},
+        reset=books.clear,
     )
     report = run(
         READ_CELLS, fake, ("no-unexpected-exception",), *COLOURING, DESCRIBE_BOOK, CREATE_BOOK
@@ -360,3 +363,52 @@ def test_a_reader_among_many_tools_is_served_after_its_creator_and_a_describer()
     assert outcome.status == "failed", outcome.messages
     assert [name for _, name, _ in outcome.before] == ["create_book"]
     assert outcome.input == {"path": "books/q1.xlsx", "sheet": "Sheet1", "limit": 0}
+
+
+COUNTER = subject(
+    ref="tools:CounterTool",
+    name="counter",
+    input_schema=schema(n={"type": "integer", "minimum": 0, "maximum": 9}),
+)
+
+
+def test_a_failure_made_again_neither_alone_nor_after_the_calls_before_it_is_noted() -> None:
+    """The tool's seventh call, whichever it is, raises: made again alone in a fresh worker,
+    and after the calls made before it, the input is served. The check passes, saying why the
+    failure is not the tool's."""
+    made = [0]
+
+    def tool(value: dict[str, Any]) -> Observation:
+        made[0] += 1
+        if made[0] == 7:
+            return raised(exception("ValueError", "other"))
+        return served(n=value["n"])
+
+    report = run(COUNTER, FakeCaller(tool), ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    (said,) = outcome.messages
+    assert said.startswith("flaky, not blamed on the tool: raised ValueError")
+    assert "; after the 6 calls made before it, it did not fail either" in said
+
+
+def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judged() -> None:
+    """{"n": 0} is served and leaves the tool raising on every call until a fresh worker:
+    no-unexpected-exception, found on a later input, is not judged; state-stays-usable fails
+    with {"n": 0} as the one call before the input it broke."""
+    broken = [False]
+
+    def tool(value: dict[str, Any]) -> Observation:
+        if broken[0]:
+            return raised(exception("RuntimeError", "other"))
+        broken[0] = value["n"] == 0
+        return served(n=value["n"])
+
+    fake = FakeCaller(tool, reset=lambda: broken.__setitem__(0, False))
+    report = run(COUNTER, fake, ("no-unexpected-exception", "state-stays-usable"))
+    unexpected, usable = report.outcomes
+    assert unexpected.status == "passed", unexpected.messages
+    assert unexpected.messages[-1].startswith('not judged after counter({"n":0}): raised')
+    assert usable.status == "failed", usable.messages
+    assert [(name, value) for _, name, value in usable.before] == [("counter", {"n": 0})]
+    assert usable.messages[0].startswith('after counter({"n":0}), which it served, the tool')

@@ -100,7 +100,9 @@ class Check:
     variations (see :func:`axm_conformance._strategies.variations`). A check that
     ``reads_world`` gets, for the first few valid calls served (alone, or after other tools of
     the tool's server or package prepared its world), what the read-only ones among those tools
-    return after the call and after it again (``Call.world``).
+    return after the call and after it again (``Call.world``). A check that is ``revealed``
+    judges only what other checks' failures lead the engine to (see the engine's blame): run
+    alone it finds nothing, so a reproduction of its failure runs every check.
     """
 
     id: str
@@ -116,6 +118,7 @@ class Check:
     subject: Literal["tool", "server"] = "tool"
     varies: bool = False
     reads_world: bool = False
+    revealed: bool = False
 
     @property
     def per_call(self) -> bool:
@@ -185,6 +188,7 @@ def check(
     subject: Literal["tool", "server"] = "tool",
     varies: bool = False,
     reads_world: bool = False,
+    revealed: bool = False,
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title.
 
@@ -235,6 +239,7 @@ def check(
             subject=subject,
             varies=varies,
             reads_world=reads_world,
+            revealed=revealed,
         )
         # Listed in group order whenever registered, stable within a group.
         ordered = sorted(CHECKS.values(), key=lambda registered: GROUPS.index(registered.group))

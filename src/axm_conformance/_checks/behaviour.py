@@ -1,4 +1,5 @@
-"""Behaviour checks: the same input gives the same result, and the caller's input is left alone."""
+"""Behaviour checks: the same input gives the same result, the caller's input is left alone, and
+no call leaves the tool unable to serve what it served."""
 
 from __future__ import annotations
 
@@ -86,6 +87,39 @@ def leaves_no_trace(subject: SubjectInfo, call: Call, context: CheckContext) -> 
     for effect in call.observation.side_effects:
         if effect.kind in ("project", "temporary", "state"):
             yield warning(effect.text)
+
+
+@check(
+    "state-stays-usable",
+    "behaviour",
+    applies=input_unusable,
+    considers=("returned", "raised"),
+    revealed=True,
+)
+def state_stays_usable(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
+    """No call the tool serves leaves it unable to serve what it serves in a fresh worker.
+
+    Judged where a failure needed the calls before it (see the engine's blame): an input the
+    tool serves with nothing before it, made again after each of those calls, stops being
+    served after one of the tool's own; that call broke the tool's world (a server it kills, a
+    store it leaves unreadable), and every call after it fails for it. The calls it is given
+    are those that returned or raised; the one made again after the breaking call, whatever
+    it came to (a crash too), the engine gives it (see _shrinking.blame)."""
+    fresh, culprit = call.fresh, call.before[-1] if call.before else None
+    if fresh is None or culprit is None or subject.result.served(call.observation):
+        return
+    observation = call.observation
+    if observation.status == "crashed":
+        now = observation.crash_detail
+    elif observation.result is not None:
+        now = f"it answered {subject.result.says(observation.result)[:200]!r}"
+    else:
+        assert observation.exception is not None
+        now = f"it raised {observation.exception.summary()[:200]}"
+    yield (
+        f"after {culprit}, which it served, the tool no longer serves this input, which it "
+        f"serves in a fresh worker: {now}"
+    )
 
 
 @check(

@@ -10,6 +10,7 @@ absorb it, and is a warning naming what absorbs it where it does.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Applies, CheckContext, Found, check, first_few
@@ -19,8 +20,11 @@ from axm_conformance._observation import (
     PROGRAMMING_ERRORS,
     Call,
     ExceptionInfo,
+    Observation,
     ResultFacts,
     SubjectInfo,
+    Varied,
+    canonical_json,
 )
 from axm_conformance._outcomes import Finding, warning
 
@@ -118,7 +122,48 @@ def schema_tells_truth(subject: SubjectInfo, call: Call, context: CheckContext) 
             f"refused this input, yet served it with {varied.said}; it refused "
             f"{varied.confirming} too ({len(varied.confirmations)} calls): {_TRUTH[varied.kind]}"
         )
-        yield warning(finding) if varied.kind in _WARNED else finding
+        stated = _stated_bound(subject, call, varied)
+        if stated:
+            yield (
+                f"refused this input, yet served it with {varied.said}; its refusals state "
+                f"that bound ({stated}), which the schema does not: declare it"
+            )
+        else:
+            yield warning(finding) if varied.kind in _WARNED else finding
+
+
+# A number in a refusal's text: not part of a longer number, a word or a version.
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w]|\.\d)")
+
+
+def _stated_bound(subject: SubjectInfo, call: Call, varied: Varied) -> str:
+    """The refusal's text, when it names the bound a bisection found (the last value served)
+    and that number is not in the input it refused: the tool states its limit, so its schema's
+    bound is not the extent of its world but a wrong declaration. The refusals that confirmed
+    the bound must name it too. The first value refused is not taken as stated: it is also
+    what a refusal counts of the input ("the text has 1 words", for an index of 1), the
+    extent of its world. "" otherwise."""
+    if not varied.bound:
+        return ""
+    said, limit = _refusal_text(subject, call.observation), varied.bound[0]
+    if limit not in _numbers(said) or limit in _numbers(canonical_json(call.input)):
+        return ""
+    if not all(
+        limit in _numbers(_refusal_text(subject, confirmation))
+        for confirmation in varied.confirmations
+    ):
+        return ""
+    return said if len(said) <= 120 else said[:117] + "..."
+
+
+def _refusal_text(subject: SubjectInfo, observation: Observation) -> str:
+    if observation.result is not None:
+        return subject.result.says(observation.result)
+    return observation.exception.summary() if observation.exception is not None else ""
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(token) for token in _NUMBER.findall(text)]
 
 
 @check(

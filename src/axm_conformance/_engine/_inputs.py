@@ -99,7 +99,8 @@ def _prepared(session: _Session, before: tuple[Step, ...]) -> bool:
     together = session.together
     if not before:
         return True
-    if together is None or any(step.ref not in together.tools for step in before):
+    own = session.subject.ref
+    if together is None or any(step.ref not in (own, *together.tools) for step in before):
         return False
     return make_steps(session, before)
 
@@ -113,7 +114,10 @@ def save(session: _Session, run: _Run) -> None:
     label = call.label.removesuffix(_REPLAYED).rstrip()
     saved = {"input": call.input, "label": label}
     if call.before:
-        saved["before"] = [[step.ref, step.name, step.input] for step in call.before]
+        saved["before"] = [
+            [step.ref, step.name, step.input, *([True] if step.invalid else [])]
+            for step in call.before
+        ]
     entry = json.dumps(saved, sort_keys=True)
     session.database.save(_failure_key(session.subject, run.check), entry.encode())
 

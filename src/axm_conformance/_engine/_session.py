@@ -23,7 +23,7 @@ from hypothesis.strategies import SearchStrategy
 from axm_conformance._checks import Check, CheckContext
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _severe, _Stop
-from axm_conformance._engine._stateful import Together, make_steps, read_world
+from axm_conformance._engine._stateful import Together, call_step, make_steps, read_world
 from axm_conformance._engine._varying import MOST_VARIED, call_variations
 from axm_conformance._feeds import (
     INVALID,
@@ -69,6 +69,9 @@ _PROGRESS_EVERY = 0.2
 # again (see _Session.pace).
 _STREAK = 3
 _PAUSES = (1.0, 2.0, 4.0, 8.0, 16.0)
+# The calls made in the worker since it last started fresh that are kept, the most recent: what
+# a failure that needs earlier calls is made again after (see _shrinking.reproduce).
+_REMEMBERED = 48
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,23 @@ class _Session:
     online: Callers = tool_worker
     # The other tools of its home and what their calls made (see _stateful).
     together: Together | None = None
+    # The calls made in the worker since it last started fresh (the tool's own, and the steps
+    # of other tools), at most _REMEMBERED, the most recent last.
+    history: list[Step] = field(default_factory=list)
+
+    def restart(self) -> None:
+        """Start the tool afresh (see Caller.restart): no call made before counts any more."""
+        self.worker.restart()
+        self.history.clear()
+
+    def remember(self, step: Step, observation: Observation | None) -> None:
+        """Keep a call made in the worker; after one that crashed or hung, the next call meets
+        a fresh worker, and nothing before it counts."""
+        if observation is None or observation.status == "crashed":
+            self.history.clear()
+            return
+        self.history.append(step)
+        del self.history[:-_REMEMBERED]
 
     def finish(self, *feeds: Feed) -> None:
         """Mark feeds whose calls were all made (not cut short by the budget)."""
@@ -172,11 +192,14 @@ class _Session:
         the read-only tools of its home return after a served call is read (see _stateful)."""
         if again and before and not make_steps(self, before):
             before = ()
+        prefix = tuple(self.history)
         first, trace = self.observe(value, feed)
         second = None
         if repeat and first.status != "crashed":
             second = self.observe(value, feed)[0]
-        call = Call(value, first, label, second, feed is INVALID, trace, before=before)
+        call = Call(
+            value, first, label, second, feed is INVALID, trace, before=before, prefix=prefix
+        )
         if feed is VALID and self.subject.result.served(first):
             self.served.add(value)
             if not first.world_changed and not (first.result and first.result.changes):
@@ -196,11 +219,15 @@ class _Session:
             self.exhausted = True
             raise _Stop
 
-    def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
+    def paced(self) -> None:
+        """Wait until the next call keeps the pace asked for (--axm-pace), and count it."""
         if self.settings.pace:
             time.sleep(max(self.last_call + self.settings.pace - time.monotonic(), 0.0))
             self.last_call = time.monotonic()
         self.calls += 1
+
+    def observe(self, value: Any, feed: Feed) -> tuple[Observation, Any]:
+        self.paced()
         if self.progress is not None and time.monotonic() - self.told > _PROGRESS_EVERY:
             self.told = time.monotonic()
             self.progress(f"{self.phase}, {self.calls} calls")
@@ -212,12 +239,16 @@ class _Session:
                 f"the tool could not be loaded or called in the worker: "
                 f"{outcome.error.type_name}: {outcome.error.message}"
             )
+        if outcome.crash is None and isinstance(outcome.value, Observation):
+            if outcome.value.status == "crashed":  # a server that died, out of process
+                self.crashes[feed] = self.crashes.get(feed, 0) + 1
+            if feed in (VALID, INVALID):
+                step = Step(self.subject.ref, str(self.subject.name), value, feed is INVALID)
+                self.remember(step, outcome.value)
+            return outcome.value, None
         if outcome.crash is None:
-            if isinstance(outcome.value, Observation):
-                if outcome.value.status == "crashed":  # a server that died, out of process
-                    self.crashes[feed] = self.crashes.get(feed, 0) + 1
-                return outcome.value, None
             return Observation(status="returned"), outcome.value
+        self.history.clear()
         self.crashes[feed] = self.crashes.get(feed, 0) + 1
         observation = Observation(
             status="crashed",
@@ -368,6 +399,22 @@ class _Session:
         runs = [run for run in self.runs if run.check.feed is VALID]
         for item in held:
             self.account(item, VALID, runs)
+
+    def breaks(self, control: Any, step: Step) -> Observation | None:
+        """What ``control`` came to right after ``step``, in a fresh worker, when the tool
+        serves it there before the step and not after it: the step broke the tool's world (a
+        server it killed, a store it left unreadable). None otherwise, and when the answer
+        after it is one the server gave as its pacing: three calls are no burst a rate limit
+        refuses, but a limit already reached may still hold."""
+        model = self.subject.result
+        self.restart()
+        if not model.served(self.observe(control, VALID)[0]):
+            return None
+        call_step(self, step)
+        after = self.observe(control, VALID)[0]
+        if model.served(after) or self.answer(after) in self.pacing:
+            return None
+        return after
 
     def back_off(self) -> float:
         """Pause for growing times until the tool serves again what it served last; the seconds

@@ -1,18 +1,21 @@
-"""Shrinking and confirmation: a check's failure made smaller from the input found, then called
-again in a fresh worker (a failure that does not happen again there is not blamed on its input,
-or is reported flaky), with the calls of other tools made before it made again first."""
+"""Shrinking, reproduction and blame: a check's failure made smaller from the input found, then
+made again in a fresh worker, alone or after the calls it needs (a failure that happens again
+neither way is not blamed on the tool), and blamed on a call before it that left the tool unable
+to serve what it serves in a fresh worker (see reproduce and blame)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from axm_conformance._engine._runs import _Run, _severe
 from axm_conformance._engine._session import _MAX_CRASHES, _PAUSES, _Session
-from axm_conformance._engine._stateful import shares_value
+from axm_conformance._engine._stateful import make_steps
 from axm_conformance._engine._verdict import what_happened
 from axm_conformance._feeds import (
     INVALID,
+    VALID,
 )
 from axm_conformance._observation import (
     Call,
@@ -26,52 +29,149 @@ from axm_conformance._strategies import (
     smaller,
 )
 
-__all__ = ["confirm", "reproduce", "shrink"]
+__all__ = ["blame", "confirm", "reproduce", "shrink"]
 
 # Seconds spent shrinking one check's failure (each attempt is a real call of the tool).
 _SHRINK_BUDGET = 15.0
 
 
 def reproduce(session: _Session, run: _Run) -> None:
-    """Call a failure's input once more, alone, in a fresh worker (a fresh server), as its
-    reproduction will: after a pause when the tool refused it, as pacing would.
+    """Make a failure's call again in a fresh worker (a fresh server, its working directory as
+    first given), as its reproduction will, and blame it on the calls it needs.
 
-    A refusal that does not happen again is not blamed on the input: it came from the
-    server's pacing or from what earlier calls left, and the failure is dropped with a note.
-    Any other failure that does not happen again is kept, saying so. A call that hung or
-    killed the process is not made again: it would cost a whole timeout, and the crash is
-    a fact.
+    First alone (with the steps it was found after, if any): after a pause when the tool refused
+    it, as pacing would. A failure that does not happen again alone is made again after every
+    call the worker had made before it (the tool's own and other tools'); when it happens again
+    there, and still when a pause parts them from it (what a burst of calls brings on passes),
+    those calls are cut to the fewest it needs (fewer_steps), which become its steps. A failure
+    with steps is then blamed (see blame). A failure that happens again neither alone nor after
+    the calls before it is not the tool's: it is dropped with a note, a refusal as the server's
+    pacing or noise, anything else as flaky. The verdict never turns on it.
     """
     assert run.failure is not None
     call, violations = run.failure
-    observation = call.observation
-    if observation.status == "crashed" or time.monotonic() > session.deadline:
+    if time.monotonic() > session.deadline:
         return
+    observation = call.observation
     refusal = observation.result is not None and not session.subject.result.served(observation)
-    session.worker.restart()
+    session.restart()
     if refusal:
         time.sleep(_PAUSES[0])
-    again = call_again(session, run)
-    if again is None:
+    alone = call_again(session, run, call.before)
+    if alone is None:
+        blame(session, run)
         return
-    happened, found = again
+    # A server that paces its calls would refuse the calls before it made again for their
+    # speed: what they made is not told apart from their burst.
+    earlier = () if session.pacing else call.prefix
+    after = ""
+    if len(earlier) > len(call.before) and time.monotonic() < session.deadline:
+        session.restart()
+        after = f"; after the {len(earlier)} calls made before it, "
+        if call_again(session, run, earlier) is not None:
+            after += "it did not fail either"
+        elif _passes(session, run, earlier):
+            after += "it failed again, but not when a pause parted it from them"
+        else:
+            deadline = min(time.monotonic() + _SHRINK_BUDGET, session.deadline)
+            fewer_steps(session, run, deadline)
+            blame(session, run)
+            return
+    happened, found = alone
     how = "alone" if not call.before else "after the same calls of other tools"
+    run.failure = None
     if refusal:
-        run.failure = None
         run.notes.append(
             note(
                 f"not blamed on an input: {violations[0]}; called again {how} in a fresh "
-                f"worker after a pause, {happened} (the server's pacing, or what earlier "
-                "calls left)"
+                f"worker after a pause, {happened}{after} (the server's pacing, or noise)"
             )
         )
         return
-    add_to_failure(
-        session,
-        run,
-        f"called again {how} in a fresh worker: {happened}; {found}: the failure depends "
-        "on the calls made before it",
+    run.notes.append(
+        note(
+            f"flaky, not blamed on the tool: {violations[0]}; called again {how} in a fresh "
+            f"worker: {happened}; {found}{after}"
+        )
     )
+
+
+def _passes(session: _Session, run: _Run, earlier: tuple[Step, ...]) -> bool:
+    """Whether a failure made again after the calls before it passes when time passes between
+    them and it: in a fresh worker, those calls made again, a pause, then the same input. What
+    the calls left in the tool's world stays; what their speed brought on (a rate limit that
+    the calls made again in a burst reached) passes. A call that crashed has no world left to
+    wait on."""
+    assert run.failure is not None
+    failing, _ = run.failure
+    if failing.observation.status == "crashed":
+        return False
+    session.restart()
+    if not make_steps(session, earlier):
+        return False
+    time.sleep(_PAUSES[1])
+    again = session.call(
+        failing.input, failing.label, feed=run.check.feed, repeat=run.check.repeats
+    )
+    return not session.violations(run.check, again)
+
+
+def blame(session: _Session, run: _Run) -> None:
+    """A failure that needs the steps before it: the tool's own, unless a step left the tool
+    unable to serve what it serves in a fresh worker.
+
+    The control is the failure's input when the tool serves it with nothing before it, else
+    the last input it served that changed nothing. Each step, the last first, is made alone in
+    a fresh worker between two calls of the control (see _Session.breaks): where the control is
+    no longer served after it, the world is broken by that step, not by the call judged, which
+    is then not judged (a note). When that step is a call of the tool itself, its breaking the
+    tool is the failure of state-stays-usable.
+    """
+    assert run.failure is not None
+    call, violations = run.failure
+    if not call.before:
+        return
+    served = session.subject.result.served
+    candidates = [call.input] if run.check.feed is VALID else []
+    candidates += [value for value in reversed(session.repeatable) if value != call.input][:1]
+    for control in candidates:
+        if time.monotonic() > session.deadline:
+            return
+        session.restart()
+        fresh = session.observe(control, VALID)[0]
+        if served(fresh):
+            break
+    else:
+        return
+    for step in reversed(call.before):
+        if time.monotonic() > session.deadline:
+            return
+        after = session.breaks(control, step)
+        if after is None:
+            continue
+        run.failure = None
+        run.notes.append(
+            note(
+                f"not judged after {step}: {violations[0]}; after that call the tool no longer "
+                f"serves {canonical_json(control)[:200]}, which it serves in a fresh worker "
+                f"(see state-stays-usable of {step.name})"
+            )
+        )
+        if step.ref == session.subject.ref:
+            _broken_state(session, Call(control, after, _BROKEN, before=(step,), fresh=fresh))
+        return
+
+
+# The label of a call made again after the call that left the tool unable to serve it.
+_BROKEN = "served in a fresh worker, made again after the calls before it"
+
+
+def _broken_state(session: _Session, call: Call) -> None:
+    """Let state-stays-usable judge a control made again after the call that broke it."""
+    for run in session.runs:
+        if run.check.id == "state-stays-usable":
+            run.examples += 1
+            session.record(run, call)
 
 
 def happened(session: _Session, observation: Observation) -> str:
@@ -81,23 +181,29 @@ def happened(session: _Session, observation: Observation) -> str:
     return what_happened(observation)
 
 
-def call_again(session: _Session, run: _Run) -> tuple[str, str] | None:
-    """Call a failure's input once more: None when the failure happens again, else what the
-    call came to and what the check then found, in words."""
+def call_again(session: _Session, run: _Run, before: tuple[Step, ...]) -> tuple[str, str] | None:
+    """Make a failure's call again after ``before`` (made first): None when the failure
+    happens again, the call then replacing the failure's; else what the call came to and what
+    the check then found, in words."""
     assert run.failure is not None
     call, violations = run.failure
     again = session.call(
         call.input,
         call.label,
         feed=run.check.feed,
-        repeat=False,
+        repeat=run.check.repeats,
         vary=run.check.varies,
-        before=call.before,
+        before=before,
         again=True,
         world=bool(call.world),
     )
     found = session.violations(run.check, again)
-    if found and _severe(found) == _severe(violations):
+    kind = failure_kind(session, call, violations)
+    # An answer the server gave as its pacing is no failure made again (the calls before it
+    # came fast enough for its rate limit).
+    paced = session.answer(again.observation) in session.pacing
+    if found and failure_kind(session, again, found) == kind and not paced:
+        run.failure = (again, found)
         return None
     second = f"found only a warning: {found[0]}" if found else "found nothing"
     return happened(session, again.observation), f"this check then {second}"
@@ -121,7 +227,7 @@ def confirm(session: _Session, run: _Run) -> None:
     assert run.failure is not None
     if run.failure[0].observation.status == "crashed" or time.monotonic() > session.deadline:
         return
-    again = call_again(session, run)
+    again = call_again(session, run, run.failure[0].before)
     if again is not None:
         happened, found = again
         add_to_failure(
@@ -143,7 +249,7 @@ def shrink(session: _Session, run: _Run) -> None:
     failing, violations = run.failure
     kind = failure_kind(session, failing, violations)
     if failing.before:
-        calls -= fewer_steps(session, run, kind, deadline)
+        calls -= fewer_steps(session, run, deadline)
         failing, violations = run.failure
     made_mistakes = mistakes(session, failing.input)
     tried = {canonical_json(failing.input)}
@@ -175,55 +281,45 @@ def shrink(session: _Session, run: _Run) -> None:
             )  # fmt: skip
             found = session.violations(run.check, call)
             if found and failure_kind(session, call, found) == kind:
+                # What the worker had done before the failure was found, not before shrinking:
+                # what a failure that needs earlier calls is made again after.
+                call = dataclasses.replace(call, prefix=failing.prefix)
                 run.failure, current = (call, found), candidate
                 break
         else:
             return
 
 
-def fewer_steps(session: _Session, run: _Run, kind: tuple[bool, str], deadline: float) -> int:
-    """Leave out the steps before a failure one at a time, each time in a fresh worker,
-    keeping each leaving-out after which the input still fails the same way: the shortest
-    sequence found that fails. A step that may write (it does not declare itself read-only)
-    and was given a value the input holds is kept: what it wrote may outlive a fresh worker
-    (a file stays in the working directory), so that leaving it out would seem to change
-    nothing here and would in a reproduction elsewhere. Returns the calls made."""
+def fewer_steps(session: _Session, run: _Run, deadline: float) -> int:
+    """The fewest steps before a failure after which its input still fails the same way, each
+    try made in a fresh worker: first each step alone, the last first (most often one call made
+    the world the failure needs), then the steps left out one at a time, the last first.
+    Returns the calls made."""
     assert run.failure is not None
     made = 0
-    failing = run.failure[0]
-    at = len(failing.before) - 1
+    steps = run.failure[0].before
+    if len(steps) > 1:
+        for step in reversed(steps):
+            if time.monotonic() >= deadline:
+                return made
+            made += 2
+            if _fails_after(session, run, (step,)):
+                return made
+    at = len(steps) - 1
     while at >= 0 and time.monotonic() < deadline:
-        fewer = failing.before[:at] + failing.before[at + 1 :]
-        if _may_have_made(session, failing.before[at], failing.input):
-            at -= 1
-            continue
-        session.worker.restart()
+        steps = run.failure[0].before
+        fewer = steps[:at] + steps[at + 1 :]
         made += 1 + len(fewer)
-        call = session.call(
-            failing.input,
-            failing.label,
-            feed=run.check.feed,
-            repeat=run.check.repeats,
-            vary=run.check.varies,
-            before=fewer,
-            again=True,
-            world=bool(failing.world),
-        )
-        found = session.violations(run.check, call)
-        if found and failure_kind(session, call, found) == kind:
-            run.failure = (call, found)
-            failing = call
+        _fails_after(session, run, fewer)
         at -= 1
     return made
 
 
-def _may_have_made(session: _Session, step: Step, value: Any) -> bool:
-    """Whether ``step`` may have made what ``value`` names: it was given a value ``value``
-    holds, and its tool does not declare itself read-only."""
-    together = session.together
-    tool = together.tools.get(step.ref) if together is not None else None
-    read_only = tool is not None and tool.annotations.get("readOnlyHint") is True
-    return not read_only and shares_value(step.input, value)
+def _fails_after(session: _Session, run: _Run, before: tuple[Step, ...]) -> bool:
+    """Whether the failure's input, made after ``before`` in a fresh worker, fails the same
+    way; if so, that call becomes the failure's."""
+    session.restart()
+    return call_again(session, run, before) is None
 
 
 def mistakes(session: _Session, value: Any) -> frozenset[tuple[str, str]]:

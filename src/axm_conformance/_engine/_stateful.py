@@ -15,7 +15,9 @@ failure keeps the steps before it, which its shrinking (to the fewest steps that
 reproduction and confirmation make again.
 
 A step that crashed the worker, or hung, damaged the world of the tool certified: the sequence
-is dropped and that tool prepares no other, so that one tool's damage never fails another.
+is dropped and that tool prepares no other, so that one tool's damage never fails another. A
+step that breaks the world without crashing (a server that dies at the next message, a store
+left unreadable) is found when the failure after it is blamed (see _shrinking.blame).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from axm_conformance._strategies import (
 if TYPE_CHECKING:
     from axm_conformance._engine._session import _Session
 
-__all__ = ["Together", "explore_together", "make_steps", "read_world", "shares_value"]
+__all__ = ["Together", "call_step", "explore_together", "make_steps", "read_world"]
 
 # One sequence per this many examples (at least _LEAST_SEQUENCES): sequences cost a call of
 # another tool or two each, on top of the tool's own.
@@ -419,18 +421,22 @@ def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
 
 
 def call_step(session: _Session, step: Step) -> Observation | None:
-    """Call another tool of the home; None when the call crashed or hung, which drops the tool
-    from those that prepare (the damage is its, not the tool certified's). A step is stopped
-    after _LONGEST_STEP seconds (the run's timeout when shorter), as a hang: preparing the world
-    is the tool certified's cost, not its judgement."""
-    assert session.together is not None
-    session.calls += 1
+    """Make a step: call another tool of the home, or the tool itself; None when the call
+    crashed or hung, which drops the other tool from those that prepare (the damage is its,
+    not the tool certified's). A step is stopped after _LONGEST_STEP seconds (the run's timeout
+    when shorter), as a hang: preparing the world is the tool certified's cost, not its
+    judgement."""
+    session.paced()
     timeout = min(session.settings.timeout, _LONGEST_STEP)
-    answer = session.worker.call(VALID.target, step.input, False, "", step.ref, timeout=timeout)
+    tool = "" if step.ref == session.subject.ref else step.ref
+    answer = session.worker.call(VALID.target, step.input, step.invalid, "", tool, timeout=timeout)
     observation = answer.value if answer.crash is None and answer.error is None else None
     if not isinstance(observation, Observation) or observation.status == "crashed":
-        session.together.tools.pop(step.ref, None)
+        if session.together is not None:
+            session.together.tools.pop(step.ref, None)
+        session.remember(step, None)
         return None
+    session.remember(step, observation)
     return observation
 
 
@@ -531,12 +537,6 @@ def carried(input: Any, observation: Observation) -> list[tuple[str, str | int]]
     if observation.result is not None:
         found += _leaves(observation.result.fields, "")
     return list(dict.fromkeys(found))
-
-
-def shares_value(given: Any, value: Any) -> bool:
-    """Whether a string or integer of ``given`` is one of ``value``'s."""
-    held = {canonical_json(item) for _, item in _leaves(value, "")}
-    return any(canonical_json(item) in held for _, item in _leaves(given, ""))
 
 
 def _leaves(value: Any, name: str) -> Iterator[tuple[str, str | int]]:

@@ -133,7 +133,9 @@ def _find_cap(
         f"its schema declares {cap.declared}"
     )
     confirming = f"{cap.name!r} = {canonical_json(past)} in other inputs it served"
-    return Varied("cap", said, served, confirming, tuple(_confirm_refused(session, others)))
+    confirmations = tuple(_confirm_refused(session, others))
+    bound = tuple(len(value) if isinstance(value, str | list) else value for value in (good, past))
+    return Varied("cap", said, served, confirming, confirmations, bound)
 
 
 def vary_refused(session: _Session) -> None:

@@ -125,13 +125,13 @@ class WorkerConfig:
     ``timeout`` is the default per-call timeout in seconds; ``setup_timeout`` the setup's (by
     default the larger of ``timeout`` and 75 s).
     ``sys_path`` is prepended to the worker's ``sys.path``. ``workdir`` is the worker's cwd and
-    HOME; when None a temporary one is created and removed on close. ``memory_limit`` is the
-    worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the worker as that user, which
-    needs root. ``files`` names a directory whose contents are copied into the workdir (owned by
-    ``user``) before each start. ``env`` adds environment variables. ``setup``
-    ("module:qualname") is called with ``setup_args`` at every worker start; what it returns is
-    the ``state`` passed to targets. ``teardown`` ("module:qualname") is called with the state
-    when the worker is closed, if its setup has run.
+    HOME; when None a temporary one is created, emptied at each restart and removed on close.
+    ``memory_limit`` is the worker's RLIMIT_AS in bytes (None: unlimited). ``user`` runs the
+    worker as that user, which needs root. ``files`` names a directory whose contents are copied
+    into the workdir (owned by ``user``) before each start. ``env`` adds environment variables.
+    ``setup`` ("module:qualname") is called with ``setup_args`` at every worker start; what it
+    returns is the ``state`` passed to targets. ``teardown`` ("module:qualname") is called with
+    the state when the worker is closed, if its setup has run.
     ``trusted_modules`` names the packages and modules whose classes and functions a reply may
     refer to; the parent refuses to unpickle any other global (besides plain builtin types).
     ``fork_server`` (see :func:`fork_server`) forks the worker instead of spawning it, unless
@@ -315,9 +315,14 @@ class Worker:
         return self
 
     def restart(self) -> None:
-        """Stop the worker process; the next call starts a fresh one and runs the setup again."""
+        """Stop the worker process; the next call starts a fresh one and runs the setup again,
+        in a working directory as it was first given: one the worker made is emptied (``files``
+        are copied in again at start), so that what earlier calls wrote there is gone, as in a
+        new run; a directory given as ``workdir`` is kept as it is."""
         self._check_open()
         self._resources.stop_process()
+        if self._resources.created_workdir is not None:
+            _empty(self._resources.created_workdir)
 
     def revive(self) -> Self:
         """Start the worker process now (as :meth:`start` does), replacing one that has ended
@@ -1036,6 +1041,18 @@ def _give(path: Path | int, owner: tuple[int, int] | None) -> None:
         os.fchown(path, *owner)
     else:
         os.chown(path, *owner)
+
+
+def _empty(directory: Path) -> None:
+    """Remove what a directory holds, keeping the directory itself: a sandbox started before
+    (a fork server's) has it mounted, and would not see one made anew at the same path."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if entry.is_dir(follow_symlinks=False):
+                _remove_tree(Path(entry.path))
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
 
 
 def _remove_tree(path: Path) -> None:
