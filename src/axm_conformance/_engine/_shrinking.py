@@ -292,12 +292,16 @@ def shrink(session: _Session, run: _Run) -> None:
 
 def fewer_steps(session: _Session, run: _Run, deadline: float) -> int:
     """The fewest steps before a failure after which its input still fails the same way, each
-    try made in a fresh worker: first each step alone, the last first (most often one call made
-    the world the failure needs), then the steps left out one at a time, the last first.
-    Returns the calls made."""
+    try made in a fresh worker: first none, then each step alone, the last first (most often one
+    call made the world the failure needs), then the steps left out one at a time, the last
+    first. Returns the calls made."""
     assert run.failure is not None
     made = 0
     steps = run.failure[0].before
+    if steps and time.monotonic() < deadline:
+        made += 1
+        if _fails_after(session, run, ()):
+            return made
     if len(steps) > 1:
         for step in reversed(steps):
             if time.monotonic() >= deadline:
