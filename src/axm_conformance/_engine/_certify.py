@@ -37,11 +37,10 @@ from axm_conformance._feeds import (
     VALID,
 )
 from axm_conformance._observation import (
-    Call,
     SubjectInfo,
     canonical_json,
 )
-from axm_conformance._outcomes import Finding, Severity, Status, not_run, note
+from axm_conformance._outcomes import Severity, Status, not_run, note
 from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
@@ -228,7 +227,7 @@ def _fuzz(
                     found = run.failure
                     shrink(session, run)
                     if not run.check.repeats:  # a check that repeats compares two calls itself
-                        _reproduce(session, run, found)
+                        reproduce(session, run, found)
                         if run.failure is not None:
                             confirm(session, run)
                     save(session, run)
@@ -249,22 +248,6 @@ def _fuzz(
     if session.backoffs:
         calls |= {"backoffs": session.backoffs, "paused": round(session.paused, 1)}
     return outcomes, calls
-
-
-def _reproduce(session: _Session, run: _Run, found: tuple[Call, tuple[Finding, ...]]) -> None:
-    """Reproduce the run's failure (see _shrinking.reproduce); when the input shrunk from the one
-    found does not fail again, the input found, as it was found: shrunk in the world the calls
-    before it left, an input may fail only there, where the one found fails after them too."""
-    shrunk, notes = run.failure, len(run.notes)
-    reproduce(session, run)
-    if run.failure is not None or shrunk is found:
-        return
-    run.failure = found
-    reproduce(session, run)
-    if run.failure is not None:
-        del run.notes[notes:]  # the shrunk input's dismissal: the input found failed again
-    else:
-        del run.notes[notes + 1 :]
 
 
 def _share_the_rest(runs: list[_Run], total: float) -> None:

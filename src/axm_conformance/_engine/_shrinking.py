@@ -35,7 +35,23 @@ __all__ = ["blame", "confirm", "reproduce", "shrink"]
 _SHRINK_BUDGET = 15.0
 
 
-def reproduce(session: _Session, run: _Run) -> None:
+def reproduce(session: _Session, run: _Run, found: tuple[Call, tuple[Finding, ...]]) -> None:
+    """Reproduce the run's failure (see _made_again); when the input shrunk from the one
+    found does not fail again, the input found, as it was found: shrunk in the world the calls
+    before it left, an input may fail only there, where the one found fails after them too."""
+    shrunk, notes = run.failure, len(run.notes)
+    _made_again(session, run)
+    if run.failure is not None or shrunk is found:
+        return
+    run.failure = found
+    _made_again(session, run)
+    if run.failure is not None:
+        del run.notes[notes:]  # the shrunk input's dismissal: the input found failed again
+    else:
+        del run.notes[notes + 1 :]
+
+
+def _made_again(session: _Session, run: _Run) -> None:
     """Make a failure's call again in a fresh worker (a fresh server, its working directory as
     first given), as its reproduction will, and blame it on the calls it needs.
 
