@@ -294,6 +294,7 @@ _SERVED_NONE = {
     "success-not-an-error",
     "input-not-mutated",
     "leaves-no-trace",
+    "state-stays-usable",
     "no-process-left",
     "writes-confined",
 }
