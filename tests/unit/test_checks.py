@@ -370,6 +370,13 @@ CASES = [
             'result {"content":[],"isError":true}'
         ),
     ),
+    case("server-idle-quiet", "started nothing while left alone", subject=server()),
+    case(
+        "server-idle-quiet",
+        "a poller of its own",
+        warning("started pid 7: sleep 0.4 after the handshake while no tool was called"),
+        subject=server(started_alone=("pid 7: sleep 0.4",)),
+    ),
     case("server-writes-confined", "wrote nothing outside", subject=server()),
     case(
         "server-writes-confined",

@@ -1,10 +1,11 @@
 """Side effects: what a call left changed, each a :class:`SideEffect` of its kind.
 
-Processes left running, writes outside the tool's working and temporary directories, files left
-in a temporary directory, files written in the project, and the worker process's own state:
-threads left running, a closed or left-running event loop, closed or replaced standard streams,
-output written to stdout, a changed working directory, environment, ``sys.modules`` or
-recursion limit.
+Processes left running (those the call is charged with: see
+:mod:`axm_conformance._process.child._lineage`), writes outside the tool's working and temporary
+directories, files left in a temporary directory, files written in the project, and the worker
+process's own state: threads left running, a closed or left-running event loop, closed or
+replaced standard streams, output written to stdout, a changed working directory, environment,
+``sys.modules`` or recursion limit.
 
 Writes are seen where Python makes them, through an audit hook (PEP 578) that the worker adds
 before it loads a tool: every path the tool opens for writing, creates, renames, removes or
@@ -27,6 +28,7 @@ from typing import Any
 from axm_conformance._observation import SideEffect
 from axm_conformance._process.child._exceptions import type_name
 from axm_conformance._process.child._filewatch import listed
+from axm_conformance._process.child._lineage import LINEAGE
 from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system import _sandbox
 from axm_conformance._process.system._proctable import table
@@ -77,6 +79,7 @@ class Watch:
         # A server's children are the tool's: every new descendant counts.
         capabilities = getattr(state.protocol, "capabilities", frozenset({"in-process"}))
         self.started = Started(deep="in-process" not in capabilities)
+        LINEAGE.between_calls(self.started)
         self.recursion_limit = sys.getrecursionlimit()
         # An earlier call may have replaced these by something that cannot be copied.
         self.environ: dict[Any, Any] = _read_or(_environment, {})
@@ -123,7 +126,7 @@ class Watch:
 
     def _processes(self) -> list[SideEffect]:
         left = []
-        for pid in sorted(self.started.since()):
+        for pid in LINEAGE.charge(self.started):
             name = table().name(pid)
             if name is not None:
                 left.append(f"{pid} ({name})")

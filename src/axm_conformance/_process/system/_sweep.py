@@ -84,13 +84,17 @@ class Started:
             self.before = children() if self.subreaper else table().pids()
 
     def since(self) -> set[int]:
+        return self.appeared(self.before)
+
+    def appeared(self, before: set[int]) -> set[int]:
+        """The processes of this worker, as this view counts them, not among ``before``."""
         if self.sandboxed:
-            return set(table().live()) - self.before - {os.getpid()}
+            return set(table().live()) - before - {os.getpid()}
         if self.deep:
-            return set(live_descendants(os.getpid())) - self.before
+            return set(live_descendants(os.getpid())) - before
         if self.subreaper:
-            return children() - self.before
-        return {pid for pid in table().pids() - self.before if _belongs(pid, os.getpid())}
+            return children() - before
+        return {pid for pid in table().pids() - before if _belongs(pid, os.getpid())}
 
 
 def _belongs(pid: int, leader: int) -> bool:

@@ -8,9 +8,9 @@ structured result also given as text, for clients that read only the content.
 Server checks judge a server as a whole, seen in a session of its own: it answers the handshake
 in time and declares its tools, writes nothing but protocol messages and only valid ones, lists
 its tools the same way twice through pages that end, refuses a call of a tool it does not list as
-the spec says, writes nothing outside its working and temporary directories on its own, and
-exits when its input closes, leaving no process behind, fresh and after one call of each of its
-tools.
+the spec says, starts no process while no tool is called, writes nothing outside its working and
+temporary directories on its own, and exits when its input closes, leaving no process behind,
+fresh and after one call of each of its tools.
 """
 
 from __future__ import annotations
@@ -253,6 +253,19 @@ def server_exits(subject: SubjectInfo, context: CheckContext) -> Found:
         yield f"{after}, left a process running after it exited: {leftover}"
     if facts.calls_ended:
         yield note(f"how it ends after calls of its tools is not judged: {facts.calls_ended}")
+
+
+@check("server-idle-quiet", "server", applies=_answered, subject="server")
+def server_idle_quiet(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server starts no process while no tool is called."""
+    started = _facts(subject).started_alone
+    if started:
+        yield warning(
+            f"started {listed(list(started))} after the handshake while no tool was called: "
+            "processes of its own, which no call is charged with (nor a process of the same "
+            "command line that starts during a call); not a failure: the protocol leaves a "
+            "server's own processes to it, and server-exits judges whether it ends them"
+        )
 
 
 @check("server-writes-confined", "server", requires=("writes-traced",), subject="server")

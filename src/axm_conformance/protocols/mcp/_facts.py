@@ -37,6 +37,9 @@ class ServerFacts:
     started again for ``initialize``); ``ping`` how it answered ``ping`` ("" with the empty
     result, None when not asked: the version has no ping, or the session ended first).
 
+    ``started_alone`` names the processes (pid and command line) the server started after the
+    handshake while no tool was called, before its input closed: its own.
+
     ``refused_writes`` names the paths outside its working and temporary directories whose write
     its sandbox refused while it started, listed its tools and ended (traced servers only).
     """
@@ -60,5 +63,6 @@ class ServerFacts:
     leftovers_after_calls: tuple[str, ...] = ()
     calls_ended: str = ""
     refused_writes: tuple[str, ...] = ()
+    started_alone: tuple[str, ...] = ()
     ended_on_probe: bool = False
     ping: str | None = None

@@ -1,14 +1,15 @@
 """An MCP server observed whole, in sessions of its own: the subject of the server checks.
 
-The first session gives the handshake, two listings, a call of a tool it does not list, every
-line it wrote, and how it ended when its input closed; then, started again, how it ends after
-one call of each of its tools.
+The first session gives the handshake, two listings, a call of a tool it does not list, the
+processes it started on its own meanwhile, every line it wrote, and how it ended when its input
+closed; then, started again, how it ends after one call of each of its tools.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,11 @@ __all__ = ["probe"]
 
 # The stdio transport's grace for a server whose input closed (the spec's "reasonable time").
 _EXIT_GRACE = 2.0
+# How long a started server is left alone before it is closed: what it starts meanwhile (a
+# poller's children) is its own; long enough for a poll every tenth of a second to show.
+_IDLE = 0.2
+# How many ancestors are walked to tell whose a process is (a chain is short).
+_MAX_DEPTH = 64
 
 
 def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
@@ -98,9 +104,11 @@ def probe(server: McpServer) -> ServerFacts:
     listings: list[tuple[str, ...]] = []
     listing_error = ""
     tools: list[dict[str, Any]] = []
+    at_handshake: set[int] = set()
     try:
         handshake = connect(session)
         seconds = time.monotonic() - started
+        at_handshake = set(_started_since(before))
         for _ in range(2):
             tools, listing_error = listing(session)
             if listing_error:
@@ -116,8 +124,12 @@ def probe(server: McpServer) -> ServerFacts:
         failure = str(exc)
     else:
         failure = ""
+    if handshake is not None and not failure:
+        time.sleep(_IDLE)
     # The server's children, while they are still its own (see live_descendants).
-    running = set(live_descendants(os.getpid())) - before
+    now = _started_since(before)
+    running = set(now)
+    alone = {pid: now[pid] for pid in sorted(running - at_handshake)} if at_handshake else {}
     exited, _ = session.close(grace=_EXIT_GRACE)
     left = {**_left_behind(before, running), **session.survivors}
     # A server that already lingers fresh would only cost another grace to say so again.
@@ -147,6 +159,7 @@ def probe(server: McpServer) -> ServerFacts:
         leftovers_after_calls=after.leftovers,
         calls_ended=after.ended,
         refused_writes=tuple(session.refused_writes()),
+        started_alone=_said(alone),
     )
 
 
@@ -192,7 +205,7 @@ def _closed_after_calls(
                 ended = f"calling {name} with {shown} ended the session: {exc}"
                 break
             called.append(name)
-    running = set(live_descendants(os.getpid())) - before
+    running = set(_started_since(before))
     exited, _ = session.close(grace=CLOSE_GRACE if ended else _EXIT_GRACE)
     # Whatever it left is ended either way; a server killed on a hung call is not to blame.
     left = {**_left_behind(before, running), **session.survivors}
@@ -228,16 +241,34 @@ def _left_behind(before: set[int], running: set[int]) -> dict[int, str]:
     # meanwhile was not left behind.
     deadline = time.monotonic() + 0.5
     while True:
-        left = {
-            pid: line
-            for pid, line in live_descendants(os.getpid(), running).items()
-            if pid not in before
-        }
+        left = _started_since(before, running)
         if not left or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     table().kill(list(left))
     return left
+
+
+def _started_since(before: set[int], also: Iterable[int] = ()) -> dict[int, str]:
+    """The worker's processes started since ``before`` that do not descend from one of those
+    (the worker's other session with the same server, which may start processes meanwhile),
+    and those of ``also`` still alive, each with its command line (see live_descendants)."""
+    found = {
+        pid: line for pid, line in live_descendants(os.getpid(), also).items() if pid not in before
+    }
+    return {pid: line for pid, line in found.items() if not _below(pid, before - {os.getpid()})}
+
+
+def _below(pid: int, ancestors: set[int]) -> bool:
+    """Whether the process ``pid`` descends from one of ``ancestors``."""
+    facts = table().facts(pid)
+    for _ in range(_MAX_DEPTH):
+        if facts is None or facts.parent <= 1:
+            return False
+        if facts.parent in ancestors:
+            return True
+        facts = table().facts(facts.parent)
+    return False
 
 
 def _said(left: dict[int, str]) -> tuple[str, ...]:

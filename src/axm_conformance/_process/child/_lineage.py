@@ -1,0 +1,81 @@
+"""Whose a process left running is: the call's during which it was started, unless it descends
+from a process already running that an earlier call was charged with, or the server starts the
+same command on its own.
+
+Appearing during a call does not make a process the call's. A daemon an earlier call left starts
+children later, during whatever call runs then; a server may start processes on its own (a
+watcher, a poller), between calls and during them alike. The worker remembers, for its life, the
+processes a call was charged with (and what they started since), and the command lines of the
+processes that appeared while no call ran: no call started those, so the server (or the tool's
+module) did. A process that appears during a call is charged to that call unless its first
+ancestor not started during the call is one of the former, or its command line is one of the
+latter.
+"""
+
+from __future__ import annotations
+
+from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._sweep import Started
+
+__all__ = ["LINEAGE", "Lineage"]
+
+# How many ancestors are walked to find the first one already running (a chain is short).
+_MAX_DEPTH = 64
+
+
+class Lineage:
+    """What the worker knows of whose its running processes are (see the module)."""
+
+    def __init__(self) -> None:
+        # Processes a call was charged with, and the processes they started since.
+        self.charged: set[int] = set()
+        # Command lines of processes that appeared while no call ran.
+        self.alone: set[str] = set()
+        # The processes counted when the last call ended; None before the first.
+        self.seen: set[int] | None = None
+
+    def between_calls(self, started: Started) -> None:
+        """Learn from what appeared since the last call ended, as a call begins (``started``
+        its view of the processes before it)."""
+        if self.seen is None:
+            return
+        appeared = started.appeared(self.seen) & started.before
+        for pid in appeared:
+            if _origin(pid, appeared) in self.charged:
+                self.charged.add(pid)
+            else:
+                command = table().command(pid)
+                if command:
+                    self.alone.add(command)
+
+    def charge(self, started: Started) -> list[int]:
+        """The processes started during the call that still run and are the call's, in pid
+        order; the call is charged with them."""
+        appeared = started.since()
+        charged: list[int] = []
+        for pid in sorted(appeared):
+            if _origin(pid, appeared) in self.charged:
+                self.charged.add(pid)
+            elif table().command(pid) not in self.alone:
+                charged.append(pid)
+        counted = started.before | appeared
+        self.charged = (self.charged | set(charged)) & counted
+        self.seen = counted
+        return charged
+
+
+def _origin(pid: int, appeared: set[int]) -> int | None:
+    """The first ancestor of ``pid`` that is not among ``appeared``; None when the chain cannot
+    be read (a process gone meanwhile)."""
+    for _ in range(_MAX_DEPTH):
+        facts = table().facts(pid)
+        if facts is None:
+            return None
+        pid = facts.parent
+        if pid not in appeared:
+            return pid
+    return None
+
+
+# One per worker process: a worker restarted fresh knows nothing of the processes before it.
+LINEAGE = Lineage()
