@@ -29,6 +29,7 @@ __all__ = [
     "SCHEMA_PATH",
     "BaselineError",
     "baseline_of",
+    "call_terms",
     "calls_said",
     "certificate",
     "item_record",
@@ -205,7 +206,40 @@ def calls_said(calls: dict[str, int | float] | None) -> str:
         if calls.get("backoffs")
         else ""
     )
-    return f"; {calls['valid']} valid calls: {made}{paced}"
+    unblamed = "".join(
+        f"; {calls[kind]} {'failure' if calls[kind] == 1 else 'failures'} {said}"
+        for kind, said in _UNBLAMED.items()
+        if calls.get(kind)
+    )
+    return f"; {calls['valid']} valid calls: {made}{paced}{unblamed}"
+
+
+# How the summary line counts the failures the tool was not blamed for.
+_UNBLAMED = {"flaky": "flaky", "not_judged": "not judged"}
+
+# What each count of a summary line means (by its key in a tool's calls).
+_CALL_TERMS = {
+    "served": "a valid call answered with a success the checks judged",
+    "refused": "a valid call answered with the tool's own error (a failed result, an error in "
+    "disguise, a refusal raised on purpose): a defect only where a check says so",
+    "errored": "a valid call that crashed, hung or got an error response",
+    "flaky": "a failure that did not happen again, alone or after the calls before it: noted "
+    "in its check, never failed",
+    "not_judged": "a failure after a call that left the tool unable to serve what it serves "
+    "afresh: blamed on that call (state-stays-usable), noted in its check",
+}
+
+
+def call_terms(tools: list[dict[str, Any]]) -> list[str]:
+    """What the counts the tools' summary lines give mean, one line each, for those that some
+    tool's line counts more than none of."""
+    counted = {kind for tool in tools for kind, count in (tool.get("calls") or {}).items() if count}
+    width = max(len(_UNBLAMED.get(kind, kind)) for kind in _CALL_TERMS)
+    return [
+        f"  {_UNBLAMED.get(kind, kind) + ':':<{width + 1}} {meaning}"
+        for kind, meaning in _CALL_TERMS.items()
+        if kind in counted
+    ]
 
 
 def summary_markdown(document: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
     BaselineError,
     baseline_of,
+    call_terms,
     calls_said,
     certificate,
     item_record,
@@ -508,6 +509,8 @@ class ConformancePlugin:
             if stats:
                 for line in _stats(tool["checks"]):
                     terminalreporter.write_line(line)
+        for line in call_terms(document["tools"]):
+            terminalreporter.write_line(line)
         for tool in document["unloadable"]:
             terminalreporter.write_line(f"{tool['ref']}: NOT certified: {tool['error']}")
         for line in self._portability(document):

@@ -1207,7 +1207,7 @@ CASES = [
     case(
         "success-not-an-error",
         "a bold error label",
-        warning("(it begins with an error label): report it as a failure (isError: true)"),
+        warning("(it begins with an error label), where a failure (isError: true) tells"),
         subject=MCP,
         call=call(answered(content=[text("**Error:** Variable 'zz' not found")])),
     ),
@@ -1282,13 +1282,13 @@ CASES = [
     case(
         "success-not-an-error",
         "a ToolResult's data whose status is error",
-        warning('(its "status" is "error"): report it as a failure (success: false)'),
+        warning('(its "status" is "error"), where a failure (success: false) tells'),
         call=call(returned(result(success=True, data={"status": "error", "detail": "locked"}))),
     ),
     case(
         "success-not-an-error",
         "an axio str that is an exception's text",
-        warning("(it begins with an exception's name): raise the error instead"),
+        warning("(it begins with an exception's name), where raising the error tells"),
         subject=AXIO,
         call=call(returned(value("sqlite3.OperationalError: no such table: users"))),
     ),

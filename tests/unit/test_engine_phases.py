@@ -11,6 +11,7 @@ import hypothesis
 import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
+from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _stateful, certify
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._settings import Settings
@@ -390,6 +391,8 @@ def test_a_failure_made_again_neither_alone_nor_after_the_calls_before_it_is_not
     (said,) = outcome.messages
     assert said.startswith("flaky, not blamed on the tool: raised ValueError")
     assert "; after the 6 calls made before it, it did not fail either" in said
+    assert report.calls["flaky"] == 1
+    assert calls_said(report.calls).endswith("; 1 failure flaky")
 
 
 def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judged() -> None:
@@ -412,3 +415,6 @@ def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judg
     assert usable.status == "failed", usable.messages
     assert [(name, value) for _, name, value in usable.before] == [("counter", {"n": 0})]
     assert usable.messages[0].startswith('after counter({"n":0}), which it served, the tool')
+    assert report.calls["not_judged"] >= 1 and "flaky" not in report.calls
+    (term,) = [line for line in call_terms([{"calls": report.calls}]) if "not judged:" in line]
+    assert "blamed on that call (state-stays-usable)" in term

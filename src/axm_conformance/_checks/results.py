@@ -366,16 +366,17 @@ def success_not_an_error(subject: SubjectInfo, call: Call, context: CheckContext
     if form:
         yield warning(
             f"reported success with {subject.result.says(result)!r}, an error in disguise "
-            f"({form}): {_report_failure(subject)}, so that the client and the model know the "
+            f"({form}), where {_failure_way(subject)} tells the client and the model that the "
             "call failed; the kit does not count it as served"
         )
 
 
-def _report_failure(subject: SubjectInfo) -> str:
-    """How the tool's protocol reports a failure, said as advice."""
+def _failure_way(subject: SubjectInfo) -> str:
+    """How the tool's protocol reports a failure, as a fact (a note quotes it where no advice
+    belongs)."""
     if subject.result.returns != "tool-result":
-        return "raise the error instead"
+        return "raising the error"
     field, success = subject.result.success
     if isinstance(success, bool):
-        return f"report it as a failure ({field}: {json.dumps(not success)})"
-    return f"report it as a failure ({field} other than {json.dumps(success)})"
+        return f"a failure ({field}: {json.dumps(not success)})"
+    return f"a failure ({field} other than {json.dumps(success)})"

@@ -247,6 +247,7 @@ def _fuzz(
     calls: dict[str, int | float] = {kind: session.tally[kind] for kind in CALL_KINDS}
     if session.backoffs:
         calls |= {"backoffs": session.backoffs, "paused": round(session.paused, 1)}
+    calls |= {kind: count for kind, count in session.unblamed.items() if count}
     return outcomes, calls
 
 

@@ -146,6 +146,9 @@ class _Session:
     pacing: set[str] = field(default_factory=set)
     backoffs: int = 0
     paused: float = 0.0
+    # Failures found that the tool was not blamed for (see _shrinking): "flaky", which did not
+    # happen again, and "not_judged", which a call that broke the tool's world caused.
+    unblamed: Counter[str] = field(default_factory=Counter)
     last_call: float = -math.inf
     # What makes a caller of the tool that reaches the network (see _served_online).
     online: Callers = tool_worker

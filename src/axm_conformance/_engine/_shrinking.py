@@ -96,6 +96,7 @@ def _made_again(session: _Session, run: _Run) -> None:
     happened, found = alone
     how = "alone" if not call.before else "after the same calls of other tools"
     run.failure = None
+    session.unblamed["flaky"] += 1
     if refusal:
         run.notes.append(
             note(
@@ -166,6 +167,7 @@ def blame(session: _Session, run: _Run) -> None:
         if after is None:
             continue
         run.failure = None
+        session.unblamed["not_judged"] += 1
         run.notes.append(
             note(
                 f"not judged after {step}: {violations[0]}; after that call the tool no longer "
