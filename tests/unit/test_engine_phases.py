@@ -15,7 +15,7 @@ from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _stateful, certify
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._settings import Settings
-from tests.unit.factories import exception, raised, subject
+from tests.unit.factories import exception, raised, result, returned, subject
 from tests.unit.fake_caller import FakeCaller, refused, served
 
 SETTINGS = Settings(examples=10, sandbox="off")
@@ -418,3 +418,71 @@ def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judg
     assert report.calls["not_judged"] >= 1 and "flaky" not in report.calls
     (term,) = [line for line in call_terms([{"calls": report.calls}]) if "not judged:" in line]
     assert "blamed on that call (state-stays-usable)" in term
+
+
+TASK_LOOKUP = subject(
+    ref="tools:LookupTool",
+    name="get_task",
+    input_schema=schema(id={"type": "string", "minLength": 1}),
+)
+NOT_FOUND = "任务未找到"
+
+
+def said(text: str) -> Observation:
+    """A success whose whole answer is ``text``."""
+    return returned(result(success=True, data=text, error=None))
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_one_sentence_answering_every_input_is_a_refusal_of_a_read_only_tool(
+    read_only: bool,
+) -> None:
+    """A lookup that answers every id "task not found", in Chinese and as a success, served
+    nothing of its world: read-only, it is inconclusive, naming the sentence. A tool that may
+    change its world could be acknowledging each call ("saved"): it is certified."""
+    tool = dataclasses.replace(TASK_LOOKUP, annotations={"readOnlyHint": read_only})
+    report = run(tool, FakeCaller(lambda value: said(NOT_FOUND)), ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    if not read_only:
+        assert outcome.status == "passed", outcome.messages
+        assert report.calls["served"] == report.calls["valid"]
+        return
+    assert outcome.status == "inconclusive", outcome.messages
+    assert report.calls["served"] == 0 and report.calls["refused"] == report.calls["valid"]
+    assert f"{NOT_FOUND!r} answered {report.calls['valid']} calls word for word" in (
+        outcome.messages[0]
+    )
+
+
+def test_one_sentence_among_answers_each_its_own_is_the_tools_refusal() -> None:
+    """The tasks it finds are answered each in its own way, every other id with one sentence:
+    that sentence is its refusal, counted as refused; the tool is certified on the others."""
+
+    def lookup(value: dict[str, Any]) -> Observation:
+        if len(value["id"]) % 2:
+            return said(f"task {value['id']}: write the report")
+        return said(NOT_FOUND)
+
+    report = certify(
+        TASK_LOOKUP,
+        "get_task",
+        dataclasses.replace(SETTINGS, examples=40),
+        seed=1,
+        subjects=(TASK_LOOKUP,),
+        check_ids=("no-unexpected-exception",),
+        callers=FakeCaller(lookup).callers,
+    )
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    own = report.calls["served"]
+    assert 3 <= own < report.calls["valid"]
+    assert report.calls["refused"] == report.calls["valid"] - own
+
+
+def test_one_json_value_answering_every_input_is_an_answer() -> None:
+    """A read-only count that is 0 for every word it is given answers; it does not refuse."""
+    tool = dataclasses.replace(TASK_LOOKUP, annotations={"readOnlyHint": True})
+    report = run(tool, FakeCaller(lambda value: said('{"count": 0}')), ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    assert report.calls["served"] == report.calls["valid"]

@@ -1,0 +1,55 @@
+"""Successes that are refusals by how the tool answers, in whatever language: one text given
+to many distinct inputs.
+
+The kit tells an error in disguise by the forms errors take (an error label, a JSON status
+field, an exception's repr: see :mod:`axm_conformance._disguise`) and by the forms of the
+errors the tool reported as such; all of them written in English, or in the tool's own words.
+A tool that answers "任务未找到" (task not found) as a success, to every id it does not know, is
+told by its behaviour instead: the same text, word for word, answers many distinct inputs
+(the input is not in it), while
+
+- the same tool answers other inputs each in its own way (the tasks it finds), so that the
+  text is what it says when it has nothing for the input; or
+- the tool declares itself read-only and answers nothing else: a lookup whose every answer is
+  the same sentence, whatever it is asked, told the kit nothing of its world.
+
+A text that is a JSON value (``{"count": 0}``, ``[]``, ``0``) is an answer, never a refusal by
+form; so is one with no letter in it. Such answers are counted as refused, not served (a tool
+that served nothing else is inconclusive, naming the text); no check fails on them, as on any
+error in disguise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+__all__ = ["refusal_forms"]
+
+# How many distinct inputs one text must answer to be a form rather than an answer.
+_MANY = 8
+# How many inputs the tool must answer each in its own way for the form to stand out.
+_OWN_WAY = 3
+
+
+def refusal_forms(answered: Mapping[str, set[str]], read_only: bool) -> set[str]:
+    """The texts among a tool's successes that are its refusals by form; ``answered`` gives,
+    for each text it answered as a success, the distinct inputs it answered with it."""
+    many = {text for text, inputs in answered.items() if len(inputs) >= _MANY and _prose(text)}
+    if not many:
+        return set()
+    own_way = sum(len(inputs) == 1 for inputs in answered.values())
+    if own_way >= _OWN_WAY or (read_only and len(answered) == 1):
+        return many
+    return set()
+
+
+def _prose(text: str) -> bool:
+    """Whether a text is words, not a JSON value."""
+    if not any(character.isalpha() for character in text):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
