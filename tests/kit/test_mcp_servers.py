@@ -236,3 +236,25 @@ def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
         if sorted(warned) != sorted(entry.get("warns", {}).get(key, [])):
             problems.append(f"{key}: warned {sorted(warned)}")
     assert not problems, f"{entry_id(entry)}: " + "; ".join(problems)
+
+
+CHINESE = {"script": "state_server.py", "args": ["--refusals", "chinese-successes"]}
+
+
+@pytest.mark.slow
+def test_refusals_in_any_language_are_not_served() -> None:
+    """Each reader answers every input it has nothing for with one Chinese sentence, as a
+    success: those calls are counted refused, as the same server's English refusals
+    (isError: true) are; a reader certified alone, with nothing made for it, served nothing
+    and is inconclusive, naming its sentence."""
+    readers = ("read_sheet", "lookup_term", "get_record")
+    for entry in (CHINESE, {"script": "state_server.py"}):
+        report = check_tool(ref(entry), examples=20, seed=SEEDS[0], timeout=1.0)
+        calls = {tool.subject.name: tool.calls for tool in report.tools if tool.subject.name}
+        for name in readers:
+            assert calls[name]["served"] > 0 and calls[name]["refused"] > 0, (name, calls[name])
+    alone = check_tool(ref(CHINESE) + "[lookup_term]", examples=20, seed=SEEDS[0], timeout=1.0)
+    (tool,) = alone.tools
+    assert tool.calls["served"] == 0, tool.calls
+    (message,) = {o.messages[0] for o in tool.outcomes if o.status == "inconclusive"}
+    assert "'词汇表中没有这个词' answered" in message and "a refusal by its form" in message

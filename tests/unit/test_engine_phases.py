@@ -449,8 +449,9 @@ def test_one_sentence_answering_every_input_is_a_refusal_of_a_read_only_tool(
         return
     assert outcome.status == "inconclusive", outcome.messages
     assert report.calls["served"] == 0 and report.calls["refused"] == report.calls["valid"]
-    assert f"{NOT_FOUND!r} answered {report.calls['valid']} calls word for word" in (
-        outcome.messages[0]
+    assert (
+        f"{NOT_FOUND!r} answered {report.calls['valid']} calls word for word"
+        in (outcome.messages[0])
     )
 
 

@@ -6,12 +6,13 @@ field, an exception's repr: see :mod:`axm_conformance._disguise`) and by the for
 errors the tool reported as such; all of them written in English, or in the tool's own words.
 A tool that answers "任务未找到" (task not found) as a success, to every id it does not know, is
 told by its behaviour instead: the same text, word for word, answers many distinct inputs
-(the input is not in it), while
+(the input is not in it), and
 
-- the same tool answers other inputs each in its own way (the tasks it finds), so that the
-  text is what it says when it has nothing for the input; or
-- the tool declares itself read-only and answers nothing else: a lookup whose every answer is
-  the same sentence, whatever it is asked, told the kit nothing of its world.
+- the tool declares itself read-only: a lookup that answers many questions with one sentence
+  told the kit nothing of its world by it; or
+- the tool answers other inputs each in its own way (the tasks it finds), so that the text is
+  what it says when it has nothing for the input. Without that, one sentence for every input
+  may be how a tool that changes its world acknowledges each call ("saved"): served.
 
 A text that is a JSON value (``{"count": 0}``, ``[]``, ``0``) is an answer, never a refusal by
 form; so is one with no letter in it. Such answers are counted as refused, not served (a tool
@@ -39,9 +40,7 @@ def refusal_forms(answered: Mapping[str, set[str]], read_only: bool) -> set[str]
     if not many:
         return set()
     own_way = sum(len(inputs) == 1 for inputs in answered.values())
-    if own_way >= _OWN_WAY or (read_only and len(answered) == 1):
-        return many
-    return set()
+    return many if read_only or own_way >= _OWN_WAY else set()
 
 
 def _prose(text: str) -> bool:
