@@ -31,14 +31,13 @@ class Lineage:
         self.charged: set[int] = set()
         # Command lines of processes that appeared while no call ran.
         self.alone: set[str] = set()
-        # The processes counted when the last call ended; None before the first.
-        self.seen: set[int] | None = None
+        # The processes counted when the last call ended; none before the first, so that what
+        # a server started before its first call (a poller's first children) is its own too.
+        self.seen: set[int] = set()
 
     def between_calls(self, started: Started) -> None:
         """Learn from what appeared since the last call ended, as a call begins (``started``
         its view of the processes before it)."""
-        if self.seen is None:
-            return
         appeared = started.appeared(self.seen) & started.before
         for pid in appeared:
             if _origin(pid, appeared) in self.charged:

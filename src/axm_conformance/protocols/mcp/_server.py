@@ -97,6 +97,9 @@ class Connection:
     handshake: Handshake | None = None
     # The working directory after the last call: what the next call's first look starts from.
     files: Snapshot | None = None
+    # The files the server changed while no call ran, on its own (a log it keeps, a cache it
+    # flushes): a change of one of them during a call is not the call's.
+    changed_alone: set[str] = dataclasses.field(default_factory=set)
     # The texts the server's error path gave (isError results, error responses), to tell an
     # error reported as a success by its form, whichever of its tools gave them.
     error_texts: list[str] = dataclasses.field(default_factory=list)
@@ -154,6 +157,8 @@ class Connection:
         problems, strays = len(session.problems), len(session.strays)
         params = {"name": name, "arguments": arguments}
         before = snapshot(session.cwd, self.files)
+        if self.files is not None:
+            self.changed_alone.update(change.path for change in self.files.changes(before))
         session.refused_writes()  # what it tried between calls is no call's
         temporary = session.private_temporary()
         try:
@@ -173,7 +178,9 @@ class Connection:
         return Answer(
             response,
             tuple(wire_errors),
-            before.changes(after),
+            tuple(
+                change for change in before.changes(after) if change.path not in self.changed_alone
+            ),
             after.digest(),
             refused_writes=tuple(session.refused_writes()),
             left_temporary=tuple(sorted(session.private_temporary() - temporary)),
