@@ -244,17 +244,13 @@ CHINESE = {"script": "state_server.py", "args": ["--refusals", "chinese-successe
 @pytest.mark.slow
 def test_refusals_in_any_language_are_not_served() -> None:
     """Each reader answers every input it has nothing for with one Chinese sentence, as a
-    success: those calls are counted refused, as the same server's English refusals
-    (isError: true) are; a reader certified alone, with nothing made for it, served nothing
-    and is inconclusive, naming its sentence."""
-    readers = ("read_sheet", "lookup_term", "get_record")
+    success, and what the other tools made each as itself: those sentences are counted
+    refused, as the same server's English refusals (isError: true) are. (lookup_term explains
+    a glossary of two terms, and may have served only one: it is not held to it.)"""
+    readers = ("read_sheet", "get_record")
     for entry in (CHINESE, {"script": "state_server.py"}):
-        report = check_tool(ref(entry), examples=20, seed=SEEDS[0], timeout=1.0)
+        # Enough calls that each reader meets what the other tools made more than once.
+        report = check_tool(ref(entry), examples=60, seed=SEEDS[0], timeout=1.0)
         calls = {tool.subject.name: tool.calls for tool in report.tools if tool.subject.name}
         for name in readers:
             assert calls[name]["served"] > 0 and calls[name]["refused"] > 0, (name, calls[name])
-    alone = check_tool(ref(CHINESE) + "[lookup_term]", examples=20, seed=SEEDS[0], timeout=1.0)
-    (tool,) = alone.tools
-    assert tool.calls["served"] == 0, tool.calls
-    (message,) = {o.messages[0] for o in tool.outcomes if o.status == "inconclusive"}
-    assert "'词汇表中没有这个词' answered" in message and "a refusal by its form" in message

@@ -4,6 +4,7 @@ phase concludes, without a worker or a tool process."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -434,29 +435,19 @@ def said(text: str) -> Observation:
 
 
 @pytest.mark.parametrize("read_only", [True, False])
-def test_one_sentence_answering_every_input_is_a_refusal_of_a_read_only_tool(
-    read_only: bool,
-) -> None:
-    """A lookup that answers every id "task not found", in Chinese and as a success, served
-    nothing of its world: read-only, it is inconclusive, naming the sentence. A tool that may
-    change its world could be acknowledging each call ("saved"): it is certified."""
+def test_one_sentence_answering_every_input_is_served(read_only: bool) -> None:
+    """A tool that answers every input with one sentence may answer what its input does not
+    change (a status of the one repository it serves), or acknowledge each call: whether it
+    declares itself read-only or not, its calls stay served."""
     tool = dataclasses.replace(TASK_LOOKUP, annotations={"readOnlyHint": read_only})
     report = run(tool, FakeCaller(lambda value: said(NOT_FOUND)), ("no-unexpected-exception",))
     (outcome,) = report.outcomes
-    if not read_only:
-        assert outcome.status == "passed", outcome.messages
-        assert report.calls["served"] == report.calls["valid"]
-        return
-    assert outcome.status == "inconclusive", outcome.messages
-    assert report.calls["served"] == 0 and report.calls["refused"] == report.calls["valid"]
-    assert (
-        f"{NOT_FOUND!r} answered {report.calls['valid']} calls word for word"
-        in (outcome.messages[0])
-    )
+    assert outcome.status == "passed", outcome.messages
+    assert report.calls["served"] == report.calls["valid"]
 
 
 def test_one_sentence_among_answers_each_its_own_is_the_tools_refusal() -> None:
-    """The tasks it finds are answered each in its own way, every other id with one sentence:
+    """The tasks it finds are answered each as itself, every other id with one sentence:
     that sentence is its refusal, counted as refused; the tool is certified on the others."""
 
     def lookup(value: dict[str, Any]) -> Observation:
@@ -480,10 +471,23 @@ def test_one_sentence_among_answers_each_its_own_is_the_tools_refusal() -> None:
     assert report.calls["refused"] == report.calls["valid"] - own
 
 
-def test_one_json_value_answering_every_input_is_an_answer() -> None:
-    """A read-only count that is 0 for every word it is given answers; it does not refuse."""
-    tool = dataclasses.replace(TASK_LOOKUP, annotations={"readOnlyHint": True})
-    report = run(tool, FakeCaller(lambda value: said('{"count": 0}')), ("no-unexpected-exception",))
-    (outcome,) = report.outcomes
-    assert outcome.status == "passed", outcome.messages
+def test_one_json_value_among_answers_each_its_own_is_an_answer() -> None:
+    """A count that is 0 for many words and says each other word back with its count answers
+    each time: a JSON value is never a refusal by its form."""
+
+    def count(value: dict[str, Any]) -> Observation:
+        length = len(value["id"])
+        return said(
+            json.dumps({"id": value["id"], "count": length} if length % 2 else {"count": 0})
+        )
+
+    report = certify(
+        TASK_LOOKUP,
+        "get_task",
+        dataclasses.replace(SETTINGS, examples=40),
+        seed=1,
+        subjects=(TASK_LOOKUP,),
+        check_ids=("no-unexpected-exception",),
+        callers=FakeCaller(count).callers,
+    )
     assert report.calls["served"] == report.calls["valid"]

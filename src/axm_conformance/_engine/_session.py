@@ -144,11 +144,9 @@ class _Session:
     tally: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
     # What the served calls said, each text with how often and the distinct inputs it answered
-    # (a few), and the texts found to be refusals by form, with how many calls they answered
-    # (see settle_forms).
+    # (a few): to tell the refusals by form (see settle_forms).
     served_said: Counter[str] = field(default_factory=Counter)
     served_inputs: dict[str, set[str]] = field(default_factory=dict)
-    forms: dict[str, int] = field(default_factory=dict)
     # The server's pacing (see pace): the valid calls held back while their refusals may be
     # pacing, the shapes of the answers given outside a streak and of those found to be pacing,
     # how often the kit backed off and for how long, and when the tool was last called (for
@@ -484,11 +482,9 @@ class _Session:
     def settle_forms(self) -> None:
         """Count as refused the served calls whose text is a refusal by form (see _forms), once
         every call is made."""
-        read_only = self.subject.annotations.get("readOnlyHint") is True
-        for said in sorted(refusal_forms(self.served_inputs, read_only)):
+        for said in sorted(refusal_forms(self.served_inputs)):
             count = self.served_said.pop(said)
             del self.served_inputs[said]
-            self.forms[said] = count
             self.tally["served"] -= count
             self.tally["refused"] += count
             self.refusals[said] += count

@@ -55,14 +55,9 @@ def _unserved(session: _Session) -> str:
     made = ", ".join(f"{tally[kind]} {kind}" for kind in CALL_KINDS[1:])
     answers = ", ".join(f"{said[:100]!r} in {n}" for said, n in session.refusals.most_common(3))
     answered = f"; the most frequent answers: {answers}" if answers else ""
-    alike = "; ".join(
-        f"{said[:100]!r} answered {count} calls word for word, whatever their input: a refusal "
-        "by its form (see success-not-an-error)"
-        for said, count in session.forms.items()
-    )
     return (
         f"inconclusive: no valid call was served ({tally['valid']} valid calls: {made})"
-        f"{answered}{'; ' + alike if alike else ''}. {_REACH_HINT}"
+        f"{answered}. {_REACH_HINT}"
     )
 
 
