@@ -161,7 +161,10 @@ def test_a_rate_limit_is_backed_off_recorded_and_blames_no_input(
         r"word_count \(mcp 2026-07-28\): certified "
         r"\(.*; (\d+) valid calls: \1 served, 0 refused, 0 errored"
     )
-    result.stdout.re_match_lines([line + r"; rate-limited: backed off \d+ times, \d+ s\)"])
+    # A refusal the pacing brought on that happened again neither alone nor after the calls
+    # before it is counted as a flaky failure, noted, never failed.
+    paced = r"; rate-limited: backed off \d+ times, \d+ s(; \d+ failures? flaky)?\)"
+    result.stdout.re_match_lines([line + paced])
     (record,) = [t for t in json.loads((pytester.path / "cert.json").read_text())["tools"]
                  if t["key"] == "word_count"]  # fmt: skip
     calls = record["calls"]
