@@ -155,13 +155,12 @@ class ResultModel:
             error = error.get("message")
         return error.strip() if isinstance(error, str) else ""
 
-    def says(self, result: ResultFacts, limit: int = 100) -> str:
-        """What a result says, in one line of at most ``limit`` characters: its error, else its
-        text, else its JSON."""
+    def says(self, result: ResultFacts) -> str:
+        """What a result says, in one line: its error, else its text, else its JSON."""
         fields = result.fields
         error = self.error_text(result)
         if error:
-            return _one_line(error, limit)
+            return _one_line(error)
         for name in ("content", self.structured_field or "value"):
             value = fields.get(name)
             if isinstance(value, list):
@@ -169,9 +168,8 @@ class ResultModel:
                     str(block.get("text", "")) for block in value if isinstance(block, dict)
                 )
             if isinstance(value, str) and value.strip():
-                return _one_line(value, limit)
-        others = {k: v for k, v in fields.items() if k != self.success[0]}
-        return _one_line(canonical_json(others), limit)
+                return _one_line(value)
+        return _one_line(canonical_json({k: v for k, v in fields.items() if k != self.success[0]}))
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ phase concludes, without a worker or a tool process."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _stateful, certify
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._settings import Settings
-from tests.unit.factories import exception, raised, result, returned, subject
+from tests.unit.factories import exception, raised, subject
 from tests.unit.fake_caller import FakeCaller, refused, served
 
 SETTINGS = Settings(examples=10, sandbox="off")
@@ -419,75 +418,3 @@ def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judg
     assert report.calls["not_judged"] >= 1 and "flaky" not in report.calls
     (term,) = [line for line in call_terms([{"calls": report.calls}]) if "not judged:" in line]
     assert "blamed on that call (state-stays-usable)" in term
-
-
-TASK_LOOKUP = subject(
-    ref="tools:LookupTool",
-    name="get_task",
-    input_schema=schema(id={"type": "string", "minLength": 1}),
-)
-NOT_FOUND = "任务未找到"
-
-
-def said(text: str) -> Observation:
-    """A success whose whole answer is ``text``."""
-    return returned(result(success=True, data=text, error=None))
-
-
-@pytest.mark.parametrize("read_only", [True, False])
-def test_one_sentence_answering_every_input_is_served(read_only: bool) -> None:
-    """A tool that answers every input with one sentence may answer what its input does not
-    change (a status of the one repository it serves), or acknowledge each call: whether it
-    declares itself read-only or not, its calls stay served."""
-    tool = dataclasses.replace(TASK_LOOKUP, annotations={"readOnlyHint": read_only})
-    report = run(tool, FakeCaller(lambda value: said(NOT_FOUND)), ("no-unexpected-exception",))
-    (outcome,) = report.outcomes
-    assert outcome.status == "passed", outcome.messages
-    assert report.calls["served"] == report.calls["valid"]
-
-
-def test_one_sentence_among_answers_each_its_own_is_the_tools_refusal() -> None:
-    """The tasks it finds are answered each as itself, every other id with one sentence:
-    that sentence is its refusal, counted as refused; the tool is certified on the others."""
-
-    def lookup(value: dict[str, Any]) -> Observation:
-        if len(value["id"]) % 2:
-            return said(f"task {value['id']}: write the report")
-        return said(NOT_FOUND)
-
-    report = certify(
-        TASK_LOOKUP,
-        "get_task",
-        dataclasses.replace(SETTINGS, examples=40),
-        seed=1,
-        subjects=(TASK_LOOKUP,),
-        check_ids=("no-unexpected-exception",),
-        callers=FakeCaller(lookup).callers,
-    )
-    (outcome,) = report.outcomes
-    assert outcome.status == "passed", outcome.messages
-    own = report.calls["served"]
-    assert 3 <= own < report.calls["valid"]
-    assert report.calls["refused"] == report.calls["valid"] - own
-
-
-def test_one_json_value_among_answers_each_its_own_is_an_answer() -> None:
-    """A count that is 0 for many words and says each other word back with its count answers
-    each time: a JSON value is never a refusal by its form."""
-
-    def count(value: dict[str, Any]) -> Observation:
-        length = len(value["id"])
-        return said(
-            json.dumps({"id": value["id"], "count": length} if length % 2 else {"count": 0})
-        )
-
-    report = certify(
-        TASK_LOOKUP,
-        "get_task",
-        dataclasses.replace(SETTINGS, examples=40),
-        seed=1,
-        subjects=(TASK_LOOKUP,),
-        check_ids=("no-unexpected-exception",),
-        callers=FakeCaller(count).callers,
-    )
-    assert report.calls["served"] == report.calls["valid"]

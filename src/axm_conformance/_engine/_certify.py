@@ -243,7 +243,6 @@ def _fuzz(
             }
             return outcomes, {}
     _share_the_rest(runs, time.perf_counter() - started)
-    session.settle_forms()
     outcomes = {run.check.id: outcome_of(run, session, run.seconds) for run in runs}
     calls: dict[str, int | float] = {kind: session.tally[kind] for kind in CALL_KINDS}
     if session.backoffs:

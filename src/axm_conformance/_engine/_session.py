@@ -22,7 +22,6 @@ from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, CheckContext
 from axm_conformance._engine._caller import Caller, Callers
-from axm_conformance._engine._forms import refusal_forms
 from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _severe, _Stop
 from axm_conformance._engine._stateful import Together, call_step, make_steps, read_world
 from axm_conformance._engine._varying import MOST_VARIED, call_variations
@@ -37,7 +36,6 @@ from axm_conformance._observation import (
     Observation,
     Step,
     SubjectInfo,
-    canonical_json,
 )
 from axm_conformance._outcomes import Finding, Severity
 from axm_conformance._process.parent._pool import tool_worker
@@ -74,10 +72,6 @@ _PAUSES = (1.0, 2.0, 4.0, 8.0, 16.0)
 # The calls made in the worker since it last started fresh that are kept, the most recent: what
 # a failure that needs earlier calls is made again after (see _shrinking.reproduce).
 _REMEMBERED = 48
-# How much of a served call's text, and how many distinct inputs of each text, are kept to tell
-# a refusal by form (see _forms).
-_SAID_KEPT = 2000
-_INPUTS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -143,10 +137,6 @@ class _Session:
     # and errors among them said, by how often.
     tally: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
-    # What the served calls said, each text with how often and the distinct inputs it answered
-    # (a few): to tell the refusals by form (see settle_forms).
-    served_said: Counter[str] = field(default_factory=Counter)
-    served_inputs: dict[str, set[str]] = field(default_factory=dict)
     # The server's pacing (see pace): the valid calls held back while their refusals may be
     # pacing, the shapes of the answers given outside a streak and of those found to be pacing,
     # how often the kit backed off and for how long, and when the tool was last called (for
@@ -332,7 +322,7 @@ class _Session:
             self.refused.append(call)
         status = call.observation.status
         if feed is VALID:
-            self.count(call.observation, value)
+            self.count(call.observation)
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
         if call.observation.exception is not None:
@@ -447,20 +437,12 @@ class _Session:
                 return waited
         return 0.0
 
-    def count(self, observation: Observation, value: Any) -> None:
+    def count(self, observation: Observation) -> None:
         """Count a valid call as served, refused or errored (see CALL_KINDS)."""
         model = self.subject.result
         self.tally["valid"] += 1
         if model.served(observation):
             self.tally["served"] += 1
-            assert observation.result is not None
-            # Whole, up to a length no refusal reaches: two long answers that begin alike
-            # are not one text.
-            said = model.says(observation.result, limit=_SAID_KEPT)
-            self.served_said[said] += 1
-            inputs = self.served_inputs.setdefault(said, set())
-            if len(inputs) < _INPUTS_KEPT:
-                inputs.add(canonical_json(value))
             return
         result, exception = observation.result, observation.exception
         while exception is not None and exception.cause is not None:
@@ -478,16 +460,6 @@ class _Session:
         else:
             said = observation.crash_kind or observation.rejected_because or observation.status
         self.refusals[said] += 1
-
-    def settle_forms(self) -> None:
-        """Count as refused the served calls whose text is a refusal by form (see _forms), once
-        every call is made."""
-        for said in sorted(refusal_forms(self.served_inputs)):
-            count = self.served_said.pop(said)
-            del self.served_inputs[said]
-            self.tally["served"] -= count
-            self.tally["refused"] += count
-            self.refusals[said] += count
 
     def record(self, run: _Run, call: Call) -> None:
         """Let ``run``'s check judge ``call``, and keep what it found."""

@@ -53,7 +53,7 @@ def _unserved(session: _Session) -> str:
     most often, with counts."""
     tally = session.tally
     made = ", ".join(f"{tally[kind]} {kind}" for kind in CALL_KINDS[1:])
-    answers = ", ".join(f"{said[:100]!r} in {n}" for said, n in session.refusals.most_common(3))
+    answers = ", ".join(f"{said!r} in {n}" for said, n in session.refusals.most_common(3))
     answered = f"; the most frequent answers: {answers}" if answers else ""
     return (
         f"inconclusive: no valid call was served ({tally['valid']} valid calls: {made})"
