@@ -14,13 +14,10 @@ latter.
 
 from __future__ import annotations
 
-from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import Started
 
 __all__ = ["LINEAGE", "Lineage"]
-
-# How many ancestors are walked to find the first one already running (a chain is short).
-_MAX_DEPTH = 64
 
 
 class Lineage:
@@ -38,7 +35,7 @@ class Lineage:
     def between_calls(self, started: Started) -> None:
         """Learn from what appeared since the last call ended, as a call begins (``started``
         its view of the processes before it)."""
-        appeared = started.appeared(self.seen) & started.before
+        appeared = started.own(started.before - self.seen)
         for pid in appeared:
             if _origin(pid, appeared) in self.charged:
                 self.charged.add(pid)
@@ -66,14 +63,7 @@ class Lineage:
 def _origin(pid: int, appeared: set[int]) -> int | None:
     """The first ancestor of ``pid`` that is not among ``appeared``; None when the chain cannot
     be read (a process gone meanwhile)."""
-    for _ in range(_MAX_DEPTH):
-        facts = table().facts(pid)
-        if facts is None:
-            return None
-        pid = facts.parent
-        if pid not in appeared:
-            return pid
-    return None
+    return next((above for above in ancestors(pid) if above not in appeared), None)
 
 
 # One per worker process: a worker restarted fresh knows nothing of the processes before it.

@@ -13,7 +13,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple, ParamSpec, Protocol, TypeVar
 
 import psutil
@@ -25,6 +25,7 @@ __all__ = [
     "ProcFS",
     "ProcessTable",
     "Psutil",
+    "ancestors",
     "below",
     "children",
     "descendants_in",
@@ -402,6 +403,23 @@ _PROCFS, _PSUTIL = ProcFS(), Psutil()
 def table() -> ProcessTable:
     """The process table this platform is read through."""
     return _PROCFS if _platform.PLATFORM.procfs else _PSUTIL
+
+
+# How many ancestors are walked above a process (a chain is short; a loop of reused pids ends).
+_MAX_DEPTH = 64
+
+
+def ancestors(pid: int) -> Iterator[int]:
+    """The processes above the live process ``pid``, its parent first, up to init or one gone
+    meanwhile."""
+    facts = table().facts(pid)
+    for _ in range(_MAX_DEPTH):
+        if facts is None or facts.parent < 1:
+            return
+        yield facts.parent
+        if facts.parent == 1:
+            return
+        facts = table().facts(facts.parent)
 
 
 def descendants_in(root: int, parents: Mapping[int, int]) -> set[int]:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable
 
 from axm_conformance._process.system import _platform, _sandbox
-from axm_conformance._process.system._proctable import children, descendants_in, table
+from axm_conformance._process.system._proctable import ancestors, children, descendants_in, table
 
 __all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
 
@@ -28,8 +28,6 @@ _SWEEP_ROUNDS = 50
 # Between rounds, killed processes get this long to die (they usually take microseconds).
 _SWEEP_PAUSE = 0.01
 _DEATH_POLL = 0.0005
-# How many ancestors are looked at to tell whether a process descends from a worker.
-_MAX_DEPTH = 64
 
 
 def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[int]:
@@ -84,17 +82,20 @@ class Started:
             self.before = children() if self.subreaper else table().pids()
 
     def since(self) -> set[int]:
-        return self.appeared(self.before)
-
-    def appeared(self, before: set[int]) -> set[int]:
-        """The processes of this worker, as this view counts them, not among ``before``."""
         if self.sandboxed:
-            return set(table().live()) - before - {os.getpid()}
+            return set(table().live()) - self.before - {os.getpid()}
         if self.deep:
-            return set(live_descendants(os.getpid())) - before
+            return set(live_descendants(os.getpid())) - self.before
         if self.subreaper:
-            return children() - before
-        return {pid for pid in table().pids() - before if _belongs(pid, os.getpid())}
+            return children() - self.before
+        return self.own(table().pids() - self.before)
+
+    def own(self, pids: set[int]) -> set[int]:
+        """Those of ``pids`` (of this view) that are this worker's: all, but where the view
+        lists every process of the machine."""
+        if self.sandboxed or self.deep or self.subreaper:
+            return pids - {os.getpid()}
+        return {pid for pid in pids if _belongs(pid, os.getpid())}
 
 
 def _belongs(pid: int, leader: int) -> bool:
@@ -108,14 +109,7 @@ def _belongs(pid: int, leader: int) -> bool:
     environ = table().environ(pid)
     if environ is not None and f"{TOKEN_VARIABLE}={_OWN_TOKEN}".encode() in environ:
         return True
-    for _ in range(_MAX_DEPTH):
-        if facts.parent == leader:
-            return True
-        above = table().facts(facts.parent) if facts.parent > 1 else None
-        if above is None:
-            return False
-        facts = above
-    return False
+    return leader in ancestors(pid)
 
 
 def live_descendants(root: int, also: Iterable[int] = ()) -> dict[int, str]:

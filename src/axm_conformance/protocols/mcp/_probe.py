@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance._observation import INVALID_PARAMS, canonical_json
-from axm_conformance._process.system._proctable import table
+from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._server import (
@@ -33,8 +33,6 @@ _EXIT_GRACE = 2.0
 # How long a started server is left alone before it is closed: what it starts meanwhile (a
 # poller's children) is its own; long enough for a poll every tenth of a second to show.
 _IDLE = 0.2
-# How many ancestors are walked to tell whose a process is (a chain is short).
-_MAX_DEPTH = 64
 
 
 def _unknown_tool_answer(session: Session, listed: set[str]) -> str:
@@ -256,19 +254,8 @@ def _started_since(before: set[int], also: Iterable[int] = ()) -> dict[int, str]
     found = {
         pid: line for pid, line in live_descendants(os.getpid(), also).items() if pid not in before
     }
-    return {pid: line for pid, line in found.items() if not _below(pid, before - {os.getpid()})}
-
-
-def _below(pid: int, ancestors: set[int]) -> bool:
-    """Whether the process ``pid`` descends from one of ``ancestors``."""
-    facts = table().facts(pid)
-    for _ in range(_MAX_DEPTH):
-        if facts is None or facts.parent <= 1:
-            return False
-        if facts.parent in ancestors:
-            return True
-        facts = table().facts(facts.parent)
-    return False
+    others = before - {os.getpid()}
+    return {pid: line for pid, line in found.items() if others.isdisjoint(ancestors(pid))}
 
 
 def _said(left: dict[int, str]) -> tuple[str, ...]:
