@@ -136,6 +136,28 @@ def test_a_path_entry_in_a_virtual_environment_brings_it(tmp_path: Path) -> None
 
 
 @needs_sandbox
+def test_a_server_that_needs_what_the_sandbox_hides_is_not_judged_and_told_how(
+    private_dir: Path,
+) -> None:
+    config = private_dir / "config.json"
+    config.write_text("{}")
+    # The path lies inside a shell's command, where the sandbox does not look for what to show.
+    command = f"cat {config} >/dev/null && exec {sys.executable} {SERVERS / 'word_server.py'}"
+    ref = "mcp:" + shlex.join(["sh", "-c", command])
+    [server] = check_tool(ref, examples=5, seed=1, timeout=2.0).tools
+    assert server.verdict.verdict == "inconclusive"
+    [handshake] = [o for o in server.outcomes if o.check_id == "server-handshake"]
+    assert handshake.not_run
+    [said] = handshake.messages
+    assert str(config) in said
+    assert "--axm-sandbox=off" in said
+    # Where the path exists nowhere, the server's failure is its own.
+    config.unlink()
+    [server] = check_tool(ref, examples=5, seed=1, timeout=2.0).tools
+    assert [o.check_id for o in server.failed] == ["server-handshake"]
+
+
+@needs_sandbox
 @pytest.mark.slow
 def test_a_server_in_a_virtual_environment_in_a_private_directory_is_certified(
     private_dir: Path,

@@ -95,3 +95,14 @@ def test_a_command_started_while_no_call_ran_is_not_charged_when_it_starts_durin
         other.append(_start(started, "sleep", "6.5"))
 
     assert _call(lineage, poll_and_start) == other
+
+
+@pytest.mark.skipif(not _LINUX, reason="reads Linux's lists of children")
+def test_a_process_that_ends_a_moment_after_the_call_is_not_left_running(
+    started: list[subprocess.Popen[bytes]],
+) -> None:
+    lineage = Lineage()
+    # A server's bookkeeping after it answers (a version probe, telemetry) ends on its own.
+    assert _call(lineage, lambda: _start(started, "sleep", "0.05")) == []
+    lasting: list[int] = []
+    assert _call(lineage, lambda: lasting.append(_start(started, "sleep", "8"))) == lasting

@@ -10,14 +10,22 @@ processes that appeared while no call ran: no call started those, so the server 
 module) did. A process that appears during a call is charged to that call unless its first
 ancestor not started during the call is one of the former, or its command line is one of the
 latter.
+
+Nor is a process that ends on its own a moment after the call answered (a server's bookkeeping
+after its answer: a version probe, telemetry, an index refresh): left running means outliving
+the call, not being caught alive at the instant of its answer.
 """
 
 from __future__ import annotations
 
 from axm_conformance._process.system._proctable import ancestors, table
-from axm_conformance._process.system._sweep import Started
+from axm_conformance._process.system._sweep import Started, await_death
 
 __all__ = ["LINEAGE", "Lineage"]
+
+# Seconds a process charged to a call has to end on its own before it counts as left running:
+# enough for a short command under load, paid only by calls that leave one.
+_SETTLE = 0.5
 
 
 class Lineage:
@@ -45,8 +53,8 @@ class Lineage:
                     self.alone.add(command)
 
     def charge(self, started: Started) -> list[int]:
-        """The processes started during the call that still run and are the call's, in pid
-        order; the call is charged with them."""
+        """The processes started during the call that are the call's and still run a moment
+        after it (see the module), in pid order; the call is charged with them."""
         appeared = started.since()
         charged: list[int] = []
         for pid in sorted(appeared):
@@ -54,6 +62,7 @@ class Lineage:
                 self.charged.add(pid)
             elif table().command(pid) not in self.alone:
                 charged.append(pid)
+        charged = await_death(charged, _SETTLE)
         counted = started.before | appeared
         self.charged = (self.charged | set(charged)) & counted
         self.seen = counted

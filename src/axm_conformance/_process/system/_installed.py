@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Shown", "installation"]
+__all__ = ["Shown", "installation", "within"]
 
 # A chain of links longer than this is a loop, or nothing any installation needs.
 _MOST_LINKS = 40
@@ -44,12 +44,12 @@ def installation(paths: Iterable[str], private: Sequence[str]) -> Shown:
             _follow(os.path.normpath(path), roots, wanted, links)
     shown = Shown()
     for path in sorted(wanted):
-        if os.path.exists(path) and not any(_within(path, outer) for outer in shown.paths):
+        if os.path.exists(path) and not any(within(path, outer) for outer in shown.paths):
             shown.paths.append(path)
     shown.links = [
         (link, target)
         for link, target in sorted(links.items())
-        if not any(_within(link, outer) for outer in shown.paths)
+        if not any(within(link, outer) for outer in shown.paths)
     ]
     return shown
 
@@ -102,8 +102,9 @@ def _around(path: str, roots: list[str]) -> list[str]:
 
 
 def _under(path: str, roots: Sequence[str]) -> bool:
-    return any(_within(path, root) for root in roots)
+    return any(within(path, root) for root in roots)
 
 
-def _within(path: str, outer: str) -> bool:
+def within(path: str, outer: str) -> bool:
+    """Whether ``path`` is ``outer`` or lies inside it."""
     return path == outer or path.startswith(outer.rstrip(os.sep) + os.sep)

@@ -31,16 +31,17 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from axm_conformance._process.system import _platform
-from axm_conformance._process.system._installed import installation
+from axm_conformance._process.system._installed import installation, within
 from axm_conformance._process.system._tasks import TaskGroup
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "inside",
     "read_by",
     "support",
+    "unseen",
     "version",
 ]
 
@@ -186,6 +188,31 @@ def hidden(paths: Sequence[str]) -> list[str]:
     """The existing paths among ``paths`` that a private temporary directory would hide, each
     with the installation it brings (see :func:`installation`), none inside another."""
     return installation(paths, PRIVATE_TEMPORARY).paths
+
+
+# An absolute path in a command's words or a message: up to a space, a quote or a bracket.
+_NAMED_PATH = re.compile(r"(?<![\w.~-])/[^\s'\"`,;:()<>\[\]{}|]+")
+
+
+def unseen(texts: Iterable[str], shown: Sequence[str]) -> list[str]:
+    """The absolute paths ``texts`` name (a command's words, what a server wrote as it failed)
+    that exist on this machine but that a sandbox showing ``shown`` hides: in a private
+    temporary directory (not the directory itself) and not within a path ``shown`` or the
+    installation it brings; in order, each once."""
+    private = [os.path.realpath(directory) for directory in PRIVATE_TEMPORARY]
+    seen = [os.path.realpath(path) for path in (*shown, *hidden(list(shown)))]
+    found: dict[str, None] = {}
+    for text in texts:
+        for named in _NAMED_PATH.findall(text):
+            path = named.rstrip(".")
+            real = os.path.realpath(path)
+            if (
+                os.path.exists(path)
+                and any(within(real, directory) and real != directory for directory in private)
+                and not any(within(real, place) for place in seen)
+            ):
+                found[path] = None
+    return list(found)
 
 
 def support() -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from axm_conformance._process.system import _platform, _sandbox
 from axm_conformance._process.system._proctable import ancestors, children, descendants_in, table
 
-__all__ = ["TOKEN_VARIABLE", "Started", "kill_strays", "live_descendants"]
+__all__ = ["TOKEN_VARIABLE", "Started", "await_death", "kill_strays", "live_descendants"]
 
 # Every process the worker starts inherits this variable, whose value is unique to the worker.
 TOKEN_VARIABLE = "AXM_WORKER_TOKEN"
@@ -49,15 +49,19 @@ def kill_strays(leader: int, token: str, *, spare: int | None = None) -> list[in
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(leader, signal.SIGKILL)
         killed.extend(found)
-        _await_death(found, _SWEEP_PAUSE)
+        await_death(found, _SWEEP_PAUSE)
     return killed
 
 
-def _await_death(pids: list[int], seconds: float) -> None:
-    """Wait until the processes are dead (zombies or gone), for at most ``seconds``."""
+def await_death(pids: list[int], seconds: float) -> list[int]:
+    """Wait until the processes are dead (zombies or gone), for at most ``seconds``; return
+    those still alive."""
     deadline = time.monotonic() + seconds
-    while any(table().facts(pid) for pid in pids) and time.monotonic() < deadline:
+    alive = [pid for pid in pids if table().facts(pid)]
+    while alive and time.monotonic() < deadline:
         time.sleep(_DEATH_POLL)
+        alive = [pid for pid in alive if table().facts(pid)]
+    return alive
 
 
 class Started:

@@ -23,7 +23,7 @@ from axm_conformance._checks._registry import Found, first_few
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import INVALID_PARAMS
 from axm_conformance._process.child._filewatch import listed
-from axm_conformance.protocols.mcp._facts import ServerFacts, last_said
+from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
 from axm_conformance.protocols.mcp._wire import CURRENT
 
 __all__: list[str] = []
@@ -141,6 +141,10 @@ def _answered(subject: SubjectInfo) -> str | Finding | None:
 def server_handshake(subject: SubjectInfo, context: CheckContext) -> Found:
     """The server starts and answers the version probe or the handshake within the timeout."""
     facts = _facts(subject)
+    if facts.started and facts.hidden:
+        said = f"{facts.started}{last_said(facts.stderr_tail)}"
+        yield not_run(f"not judged: {said}{hidden_by_sandbox(facts.hidden)}")
+        return
     if facts.started:
         yield f"{facts.started}{last_said(facts.stderr_tail)}"
         return

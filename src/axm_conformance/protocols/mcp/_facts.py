@@ -5,13 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ServerFacts", "last_said"]
+__all__ = ["ServerFacts", "hidden_by_sandbox", "last_said"]
 
 
 def last_said(stderr_tail: str) -> str:
     """What a server's report adds about its stderr: its last line, or nothing."""
     last = stderr_tail.strip().splitlines()[-1:]
     return f"; the last line it wrote to stderr: {last[0]!r}" if last else ""
+
+
+def hidden_by_sandbox(paths: tuple[str, ...] | list[str]) -> str:
+    """What a report adds when a server that could not be reached named paths its sandbox
+    hides, and how to give them to it."""
+    return (
+        f"; it names {', '.join(paths)}, which this machine has but its sandbox hides (a "
+        "private /tmp and /var/tmp): install the server elsewhere, copy what it reads into its "
+        "working directory with --axm-worker-files, or run it with --axm-sandbox=off"
+    )
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,10 @@ class ServerFacts:
 
     ``refused_writes`` names the paths outside its working and temporary directories whose write
     its sandbox refused while it started, listed its tools and ended (traced servers only).
+
+    ``hidden`` names, when the handshake failed in a sandbox, the paths the server's command or
+    its last words name that exist on this machine but that the sandbox hides (a private
+    temporary directory): the kit's environment, not the server, may be why it failed.
     """
 
     started: str
@@ -64,5 +78,6 @@ class ServerFacts:
     calls_ended: str = ""
     refused_writes: tuple[str, ...] = ()
     started_alone: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
     ended_on_probe: bool = False
     ping: str | None = None

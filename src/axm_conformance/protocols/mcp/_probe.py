@@ -94,7 +94,7 @@ def probe(server: McpServer) -> ServerFacts:
     try:
         session.start()
     except WireError as exc:
-        return ServerFacts(started=str(exc))
+        return ServerFacts(started=str(exc), hidden=tuple(session.hidden(str(exc))))
     started = time.monotonic()
     handshake: Handshake | None = None
     unknown_tool = ""
@@ -158,6 +158,7 @@ def probe(server: McpServer) -> ServerFacts:
         calls_ended=after.ended,
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
+        hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
     )
 
 

@@ -31,7 +31,7 @@ from axm_conformance.protocols._base import (
     ToolProtocol,
     result_facts,
 )
-from axm_conformance.protocols.mcp._facts import ServerFacts, last_said
+from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
 from axm_conformance.protocols.mcp._probe import probe
 from axm_conformance.protocols.mcp._server import (
     PREFIX,
@@ -112,7 +112,9 @@ class McpProtocol(ToolProtocol):
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
         except WireError as exc:
-            server.unreachable = f"{exc}{last_said(stderr_tail())}"
+            said = f"{exc}{last_said(stderr_tail())}"
+            hidden = connection.hidden(said)
+            server.unreachable = f"{said}{hidden_by_sandbox(hidden)}" if hidden else said
             return [(ref, server, cls.name)]
         handshake = connection.handshake
         assert handshake is not None

@@ -108,15 +108,7 @@ class Connection:
 
     def open(self) -> Session:
         if self.session is None:
-            # The server writes to the worker's stderr: what it said last is in a crash report.
-            session = Session(
-                self.command,
-                os.getcwd(),
-                server_env(self.options),
-                stderr_fd=_WORKER_STDERR,
-                offline=self.offline,
-                sandbox=self.options.sandbox,
-            )
+            session = self._unstarted()
             session.timeout = self.options.timeout
             session.start_allowance = start_allowance(self.options.timeout)
             session.start()
@@ -128,6 +120,22 @@ class Connection:
             self._remember(self.handshake.version)
             self.session = session
         return self.session
+
+    def _unstarted(self) -> Session:
+        # The server writes to the worker's stderr: what it said last is in a crash report.
+        return Session(
+            self.command,
+            os.getcwd(),
+            server_env(self.options),
+            stderr_fd=_WORKER_STDERR,
+            offline=self.offline,
+            sandbox=self.options.sandbox,
+        )
+
+    def hidden(self, said: str) -> list[str]:
+        """The paths the server's command or ``said`` name that its sandbox hides (see
+        :meth:`Session.hidden`)."""
+        return self._unstarted().hidden(said)
 
     def _memo_file(self) -> str:
         """Where the run remembers this server's version ("" where it remembers nothing)."""

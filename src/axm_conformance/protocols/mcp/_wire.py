@@ -51,6 +51,7 @@ from axm_conformance._process.system._sandbox import (
     can_cut_off,
     exit_status,
     read_by,
+    unseen,
 )
 from axm_conformance._process.system._tasks import TaskGroup
 
@@ -412,6 +413,13 @@ class Session:
                 self._refused_when_closed = self.refused_writes()
                 os.close(self._trace_fd)
                 self._trace_fd = None
+
+    def hidden(self, *said: str) -> list[str]:
+        """The paths its command, or what it ``said`` (a failure, its stderr), name that exist
+        on this machine but that its sandbox hides (none unconfined): see :func:`unseen`."""
+        if self.sandbox is None:
+            return []
+        return unseen((*self.argv, *said), [self.cwd, *read_by(self.argv, self.env)])
 
     def private_temporary(self) -> set[str]:
         """The entries of the sandbox's private temporary directories now, by the path the
