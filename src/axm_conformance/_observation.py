@@ -19,6 +19,7 @@ __all__ = [
     "CONTENT_BLOCKS",
     "INVALID_PARAMS",
     "PROGRAMMING_ERRORS",
+    "Alike",
     "Call",
     "CallableInfo",
     "EffectKind",
@@ -155,12 +156,13 @@ class ResultModel:
             error = error.get("message")
         return error.strip() if isinstance(error, str) else ""
 
-    def says(self, result: ResultFacts) -> str:
-        """What a result says, in one line: its error, else its text, else its JSON."""
+    def says(self, result: ResultFacts, limit: int = 100) -> str:
+        """What a result says, in one line of at most ``limit`` characters: its error, else
+        its text, else its JSON."""
         fields = result.fields
         error = self.error_text(result)
         if error:
-            return _one_line(error)
+            return _one_line(error, limit)
         for name in ("content", self.structured_field or "value"):
             value = fields.get(name)
             if isinstance(value, list):
@@ -168,8 +170,9 @@ class ResultModel:
                     str(block.get("text", "")) for block in value if isinstance(block, dict)
                 )
             if isinstance(value, str) and value.strip():
-                return _one_line(value)
-        return _one_line(canonical_json({k: v for k, v in fields.items() if k != self.success[0]}))
+                return _one_line(value, limit)
+        shown = canonical_json({k: v for k, v in fields.items() if k != self.success[0]})
+        return _one_line(shown, limit)
 
 
 @dataclass(frozen=True)
@@ -508,6 +511,20 @@ class Call:
     # For the same input made again after ``before``: what it came to in a fresh worker, with
     # nothing before it (a check of the state the calls left compares the two).
     fresh: Observation | None = None
+    # When its answer is one the tool gave as a success to many inputs alike, and not to the
+    # values other tools made: how it answered them (see _engine._templates).
+    alike: Alike | None = None
+
+
+@dataclass(frozen=True)
+class Alike:
+    """A success given alike to ``inputs`` distinct inputs the kit drew (``calls`` calls in
+    all), the strings they echo and the digits aside, where the values other tools made were
+    answered otherwise (``otherwise``, one such answer)."""
+
+    inputs: int
+    calls: int
+    otherwise: str
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:

@@ -17,6 +17,7 @@ import pytest
 
 from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._observation import (
+    Alike,
     Call,
     ExceptionInfo,
     Observation,
@@ -1194,6 +1195,13 @@ CASES = [
                 )
             )
         ),
+    ),
+    case(
+        "success-not-an-error",
+        "an answer given alike to many inputs and not to what other tools made",
+        warning("(it answered 5 distinct inputs so, 7 calls in all, the same words once the "),
+        subject=MCP,
+        call=call(answered(content=[text("未找到任务 x-1")]), alike=Alike(5, 7, "任务 t-7")),
     ),
     case(
         "success-not-an-error",

@@ -363,11 +363,20 @@ def success_not_an_error(subject: SubjectInfo, call: Call, context: CheckContext
     result = call.observation.result
     assert result is not None
     form = subject.result.disguised(result)
+    alike = call.alike
+    if not form and alike is not None:
+        form = (
+            f"it answered {alike.inputs} distinct inputs so, {alike.calls} calls in all, the "
+            "same words once the strings they echo and the digits are taken out, and the "
+            f"values other tools made otherwise, such as {alike.otherwise!r}: what it says when "
+            "it has nothing for the input"
+        )
     if form:
+        counted = "those calls" if alike is not None else "it"
         yield warning(
             f"reported success with {subject.result.says(result)!r}, an error in disguise "
             f"({form}), where {_failure_way(subject)} tells the client and the model that the "
-            "call failed; the kit does not count it as served"
+            f"call failed; the kit does not count {counted} as served"
         )
 
 

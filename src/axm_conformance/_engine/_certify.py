@@ -232,6 +232,7 @@ def _fuzz(
                             confirm(session, run)
                     save(session, run)
                     _charge([run], shrinking)
+            session.refusals_alike()
         except _NotRunnable as exc:
             message = not_run(f"not run: {exc}")
             _share_the_rest(runs, time.perf_counter() - started)

@@ -24,6 +24,7 @@ from axm_conformance._checks import Check, CheckContext
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _severe, _Stop
 from axm_conformance._engine._stateful import Together, call_step, make_steps, read_world
+from axm_conformance._engine._templates import Templates
 from axm_conformance._engine._varying import MOST_VARIED, call_variations
 from axm_conformance._feeds import (
     INVALID,
@@ -137,6 +138,8 @@ class _Session:
     # and errors among them said, by how often.
     tally: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
+    # The served answers by template, to tell refusals by behaviour (see _templates).
+    templates: Templates = field(default_factory=Templates)
     # The server's pacing (see pace): the valid calls held back while their refusals may be
     # pacing, the shapes of the answers given outside a streak and of those found to be pacing,
     # how often the kit backed off and for how long, and when the tool was last called (for
@@ -323,6 +326,8 @@ class _Session:
         status = call.observation.status
         if feed is VALID:
             self.count(call.observation)
+            if self.subject.result.served(call.observation):
+                self.templates.add(call, self.subject.result, source)
         made = self.statuses.setdefault(feed, {})
         made[status] = made.get(status, 0) + 1
         if call.observation.exception is not None:
@@ -436,6 +441,19 @@ class _Session:
             if model.served(self.observe(served, VALID)[0]):
                 return waited
         return 0.0
+
+    def refusals_alike(self) -> None:
+        """Once every call is made: count as refused the served calls whose answer is a
+        refusal by behaviour (see _templates), and let the checks of successes judge the first
+        of each, told how the tool answered the others."""
+        for refusal in self.templates.refusals():
+            self.tally["served"] -= refusal.calls
+            self.tally["refused"] += refusal.calls
+            self.refusals[refusal.said[:100]] += refusal.calls
+            call = self.templates.alike(refusal)
+            for run in self.runs:
+                if run.check.feed is VALID and call.observation.status in run.check.considers:
+                    self.record(run, call)
 
     def count(self, observation: Observation) -> None:
         """Count a valid call as served, refused or errored (see CALL_KINDS)."""
