@@ -12,6 +12,8 @@ import json
 import shlex
 import sys
 import tomllib
+from contextlib import chdir
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +21,9 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._certificate import spoken
 from axm_conformance._checks import checks_for
+from axm_conformance.protocols._base import LoadOptions
 from axm_conformance.protocols.mcp import McpProtocol
+from axm_conformance.protocols.mcp._server import Connection
 from axm_conformance.protocols.mcp._wire import CURRENT, VERSIONS
 from tests.conftest import FIXTURES, untraced
 from tests.kit.test_fixture_zoo import SEEDS
@@ -239,3 +243,28 @@ def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
         if sorted(warned) != sorted(entry.get("warns", {}).get(key, [])):
             problems.append(f"{key}: warned {sorted(warned)}")
     assert not problems, f"{entry_id(entry)}: " + "; ".join(problems)
+
+
+def test_a_servers_start_allowance_grows_from_its_slowest_start_in_the_run(tmp_path: Path) -> None:
+    """Each worker remembers, in the run's memo, the slowest start of the server it saw: a
+    later start is given four times that (at least 30 s), so that a server a busy machine
+    started slowly once is not failed for starting slowly again."""
+    command = ["sh", "-c", f"sleep 0.3; exec {shlex.quote(sys.executable)} word_server.py"]
+    options = LoadOptions(timeout=1.0, memo=str(tmp_path))
+    first = Connection(command, options)
+    try:
+        with chdir(SERVERS):
+            first.open()
+    finally:
+        first.close()
+    [memo] = tmp_path.iterdir()
+    version, slowest = memo.read_text().split()
+    assert version == "2025-11-25" and float(slowest) >= 0.3
+    memo.write_text(f"{version} 12.5")  # a start a loaded machine made slow
+    second = Connection(command, options)
+    try:
+        with chdir(SERVERS):
+            assert second.open().start_allowance == 50.0
+    finally:
+        second.close()
+    assert memo.read_text().split() == [version, "12.500"]

@@ -81,8 +81,8 @@ class LoadOptions:
     """What loading a reference of an out-of-process protocol needs from the run's settings:
     ``timeout`` for a server to start and answer, in seconds, ``env``, the variables the run
     adds to a server's environment, ``sandbox``, the one a server runs in (None: none), and
-    ``memo``, a directory the run's processes share to remember what a server's first start
-    taught (its protocol version: "" for none)."""
+    ``memo``, a directory the run's processes share to remember what a server's starts taught
+    (its protocol version, its slowest start: "" for none)."""
 
     timeout: float = 5.0
     env: Mapping[str, str] = field(default_factory=dict)

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import os
 import shlex
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -56,14 +57,17 @@ _MIN_FORM, _MAX_FORM = 6, 60
 # start_allowance): npx and uvx fetch a package on a first start, and a runtime on a busy 2-core
 # machine takes several times its idle start.
 _START_ALLOWANCE = 30.0
+_GROWTH = 4.0
 # The worker's standard error, a log file whose end a crash report shows.
 _WORKER_STDERR = 2
 
 
-def start_allowance(timeout: float) -> float:
-    """How long a server may take to start and answer initialize: the call timeout, and never
-    less than a start that fetches its package or loads its runtime on a busy machine takes."""
-    return max(timeout, _START_ALLOWANCE)
+def start_allowance(timeout: float, slowest: float = 0.0) -> float:
+    """How long a server may take to start and answer initialize: the call timeout, never less
+    than a start that fetches its package or loads its runtime on a busy machine takes, and
+    _GROWTH times the slowest start of the server seen in this run (``slowest``): a machine
+    that made it slow once may make it slower."""
+    return max(timeout, _START_ALLOWANCE, _GROWTH * slowest)
 
 
 def command_of(ref: str) -> list[str]:
@@ -109,15 +113,18 @@ class Connection:
     def open(self) -> Session:
         if self.session is None:
             session = self._unstarted()
+            known, slowest = self._remembered()
             session.timeout = self.options.timeout
-            session.start_allowance = start_allowance(self.options.timeout)
+            session.start_allowance = start_allowance(self.options.timeout, slowest)
+            started = time.monotonic()
             session.start()
             try:
-                self.handshake = connect(session, known=self._remembered())
+                self.handshake = connect(session, known=known)
             except BaseException:
                 session.close(grace=0.1)
                 raise
-            self._remember(self.handshake.version)
+            took = time.monotonic() - started
+            self._remember(self.handshake.version, max(slowest, took))
             self.session = session
         return self.session
 
@@ -138,23 +145,25 @@ class Connection:
         return self._unstarted().hidden(said)
 
     def _memo_file(self) -> str:
-        """Where the run remembers this server's version ("" where it remembers nothing)."""
+        """Where the run remembers this server's version and its slowest start, in seconds
+        ("" where it remembers nothing)."""
         if not self.options.memo:
             return ""
         key = canonical_json([self.command, dict(self.options.env), self.offline])
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return os.path.join(self.options.memo, digest)
 
-    def _remembered(self) -> str:
+    def _remembered(self) -> tuple[str, float]:
         path = self._memo_file()
-        with contextlib.suppress(OSError), open(path, encoding="utf-8") as memo:
-            return memo.read().strip()
-        return ""
+        with contextlib.suppress(OSError, ValueError), open(path, encoding="utf-8") as memo:
+            version, seconds = memo.read().split()
+            return version, float(seconds)
+        return "", 0.0
 
-    def _remember(self, version: str) -> None:
+    def _remember(self, version: str, slowest: float) -> None:
         path = self._memo_file()
         with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as memo:
-            memo.write(version)
+            memo.write(f"{version} {slowest:.3f}")
 
     def call(self, name: str, arguments: Any) -> Answer:
         """One ``tools/call``, and what the server wrote meanwhile that breaks the wire."""
