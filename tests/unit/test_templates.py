@@ -53,6 +53,12 @@ def test_a_count_told_a_little_otherwise_for_a_made_value_is_an_answer() -> None
     assert _answered([*drawn, *made]).refusals() == []
 
 
+def test_an_answer_that_is_its_input_told_again_is_no_refusal() -> None:
+    drawn = [(name, name.upper(), "generated") for name in ("A", "BB", "ccc", "dd")]
+    made = [("done", "DONE", "tool-output"), ("x", "COMPLETE NOW", "tool-output")]
+    assert _answered([*drawn, *made]).refusals() == []
+
+
 def test_json_is_never_a_refusal() -> None:
     drawn = [(name, '{"entities": []}', "generated") for name in ("a", "b", "c")]
     made = [("Alice", '{"entities": [{"name": "Alice"}]}', "tool-output")]

@@ -12,8 +12,9 @@ are answered otherwise: the template is what the tool says when it has nothing f
 Where the values other tools made get the same template (an acknowledgement, "Successfully wrote
 to PATH"; an answer the input does not change, the status of the one repository), or none of
 them was served, no template is a refusal: one sentence for many inputs is as often an answer.
-A template that is a JSON value or has no letter (an empty list, a count of 0) is an answer,
-never a refusal; so is a long one (a refusal is a sentence).
+A template that is a JSON value, or has no letter once what it echoes is taken out (an empty
+list, a count of 0, the input capitalised), is an answer, never a refusal; so is a long one (a
+refusal is a sentence).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class Templates:
             kept
             for kept in self.by_text.values()
             if len(kept.drawn) >= _MANY
-            and _words(kept.said)
+            and _words(kept)
             and (otherwise := sum(other.made for other in self._otherwise(kept))) > 0
             and _OUTWEIGHS * otherwise >= kept.made
         ]
@@ -111,17 +112,18 @@ class Templates:
 
 
 def template(said: str, value: Any) -> str:
-    """What an answer says with the strings of the input that gave it taken out, and its
-    digits (an id, a count), each replaced by one mark, and its spaces left out. A string
-    shorter than _ECHO is taken out only where it stands alone (not the "a" of "named")."""
+    """What an answer says with the strings of the input that gave it taken out (in any case),
+    and its digits (an id, a count), each replaced by one mark, and its spaces left out. A
+    string shorter than _ECHO is taken out only where it stands alone (not the "a" of
+    "named")."""
     # As the answer is read: on one line.
     text = " ".join(said.split())
     strings = {" ".join(string.split()) for string in _strings(value)}
     for string in sorted(strings, key=len, reverse=True):
         if len(string) >= _ECHO:
-            text = text.replace(string, "0")
+            text = re.sub(re.escape(string), "0", text, flags=re.IGNORECASE)
         elif string:
-            text = re.sub(rf"(?<!\w){re.escape(string)}(?!\w)", "0", text)
+            text = re.sub(rf"(?<!\w){re.escape(string)}(?!\w)", "0", text, flags=re.IGNORECASE)
     return "".join(_DIGITS.sub("0", text).split())
 
 
@@ -136,12 +138,13 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _words(said: str) -> bool:
-    """Whether an answer can be a refusal: short, with letters, and not a JSON value."""
-    if len(said) > _LONGEST or not any(character.isalpha() for character in said):
+def _words(kept: Template) -> bool:
+    """Whether a template can be a refusal: words of its own beside what it echoes (an answer
+    that is its input, capitalised, is none), short, and not a JSON value."""
+    if len(kept.said) > _LONGEST or not any(character.isalpha() for character in kept.text):
         return False
     try:
-        json.loads(said)
+        json.loads(kept.said)
     except ValueError:
         return True
     return False
