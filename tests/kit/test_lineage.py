@@ -106,3 +106,7 @@ def test_a_process_that_ends_a_moment_after_the_call_is_not_left_running(
     assert _call(lineage, lambda: _start(started, "sleep", "0.05")) == []
     lasting: list[int] = []
     assert _call(lineage, lambda: lasting.append(_start(started, "sleep", "8"))) == lasting
+    # What outlived the settling time once is not waited for again, and is still charged.
+    assert lineage.lasting == {"sleep 8"}
+    again: list[int] = []
+    assert _call(lineage, lambda: again.append(_start(started, "sleep", "8"))) == again

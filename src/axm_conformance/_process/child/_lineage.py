@@ -36,6 +36,8 @@ class Lineage:
         self.charged: set[int] = set()
         # Command lines of processes that appeared while no call ran.
         self.alone: set[str] = set()
+        # Command lines of processes charged to a call that outlived the settling time.
+        self.lasting: set[str] = set()
         # The processes counted when the last call ended; none before the first, so that what
         # a server started before its first call (a poller's first children) is its own too.
         self.seen: set[int] = set()
@@ -56,17 +58,23 @@ class Lineage:
         """The processes started during the call that are the call's and still run a moment
         after it (see the module), in pid order; the call is charged with them."""
         appeared = started.since()
-        charged: list[int] = []
+        charged: dict[int, str | None] = {}
         for pid in sorted(appeared):
+            command = table().command(pid)
             if _origin(pid, appeared) in self.charged:
                 self.charged.add(pid)
-            elif table().command(pid) not in self.alone:
-                charged.append(pid)
-        charged = await_death(charged, _SETTLE)
+            elif command not in self.alone:
+                charged[pid] = command
+        # A command seen to outlive the settling time is not waited for again: a tool that
+        # leaves a helper per call pays the wait once, not at every call.
+        waited = [pid for pid, command in charged.items() if command not in self.lasting]
+        alive = set(await_death(waited, _SETTLE))
+        self.lasting.update(str(charged[pid]) for pid in alive if charged[pid])
+        left = [pid for pid in charged if pid in alive or pid not in waited]
         counted = started.before | appeared
-        self.charged = (self.charged | set(charged)) & counted
+        self.charged = (self.charged | set(left)) & counted
         self.seen = counted
-        return charged
+        return left
 
 
 def _origin(pid: int, appeared: set[int]) -> int | None:
