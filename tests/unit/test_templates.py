@@ -20,9 +20,10 @@ def _answered(answers: Iterable[tuple[str, str, str]]) -> Templates:
 
 def test_an_answer_loses_what_it_echoes_its_digits_and_its_spaces() -> None:
     assert template("记录 7 不存在", {"id": 7}) == template("记录 1003 不存在", {"id": 1003})
-    assert template("没有名为「ab\ncd」的表", {"sheet": "ab\ncd"}) == "没有名为「0」的表"
+    assert template("没有名为「ab\ncd」的表", {"sheet": "ab\ncd"}) == ("没有名为「0」的表", True)
     # A short string is taken out where it stands alone, not inside a word.
-    assert template("no sheet named a", {"sheet": "a"}) == "nosheetnamed0"
+    assert template("no sheet named a", {"sheet": "a"}) == ("nosheetnamed0", True)
+    assert template("(no output)", {"code": "x = 1"}) == ("(nooutput)", False)
 
 
 def test_one_template_for_drawn_inputs_that_made_values_escape_is_a_refusal() -> None:
@@ -39,6 +40,13 @@ def test_what_made_values_get_too_is_an_answer() -> None:
     # An acknowledgement: what the kit drew and what other tools made are answered alike.
     drawn = [(name, f"Successfully wrote to {name}", "generated") for name in ("a1", "b22", "c")]
     made = [(name, f"Successfully wrote to {name}", "tool-output") for name in ("notes", "log")]
+    assert _answered([*drawn, *made]).refusals() == []
+
+
+def test_an_answer_that_names_nothing_it_was_given_is_no_refusal() -> None:
+    # A run of code that prints nothing, beside the errors of values other tools made.
+    drawn = [(code, "(no output)", "generated") for code in ("x = 1", "pass", "", "y = 2")]
+    made = [("drwxr-xr-x", "[stderr] sh: 1: drwxr-xr-x: Permission denied", "tool-output")]
     assert _answered([*drawn, *made]).refusals() == []
 
 

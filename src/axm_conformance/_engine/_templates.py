@@ -49,14 +49,16 @@ _DIGITS = re.compile(r"\d+")
 
 @dataclass
 class Template:
-    """The answers of one template: the distinct inputs the kit drew that got it (by hash), how
-    many calls with values other tools made got it, and the first call and what it said."""
+    """The answers of one template: the distinct inputs the kit drew that got it (by hash), and
+    those among them it echoed, how many calls with values other tools made got it, and the
+    first call and what it said."""
 
     text: str
     said: str
     first: Call
     calls: int = 0
     drawn: set[int] = field(default_factory=set)
+    echoed: set[int] = field(default_factory=set)
     made: int = 0
 
 
@@ -70,24 +72,29 @@ class Templates:
         """Keep a served call's answer, its input drawn from ``source``."""
         assert call.observation.result is not None
         said = model.says(call.observation.result, limit=_LONGEST + 1)
-        text = template(said, call.input)
+        text, echoed = template(said, call.input)
         kept = self.by_text.get(text)
         if kept is None:
             kept = self.by_text[text] = Template(text, said, call)
         kept.calls += 1
         if source == "tool-output":
             kept.made += 1
-        else:
-            kept.drawn.add(hash(canonical_json(call.input)))
+            return
+        drawn = hash(canonical_json(call.input))
+        kept.drawn.add(drawn)
+        if echoed:
+            kept.echoed.add(drawn)
 
     def refusals(self) -> list[Template]:
         """The templates that are refusals: each answers at least _MANY distinct inputs the kit
-        drew and is words, while calls with values other tools made were answered otherwise
-        (see _otherwise), at least once for every _OUTWEIGHS calls of them it answered."""
+        drew, naming them (a refusal says what it refuses: "no record 7"; "(no output)" and
+        "no results" name nothing), and is words, while calls with values other tools made
+        were answered otherwise (see _otherwise), at least once for every _OUTWEIGHS calls of
+        them it answered."""
         return [
             kept
             for kept in self.by_text.values()
-            if len(kept.drawn) >= _MANY
+            if len(kept.echoed) >= _MANY
             and _words(kept)
             and (otherwise := sum(other.made for other in self._otherwise(kept))) > 0
             and _OUTWEIGHS * otherwise >= kept.made
@@ -111,25 +118,32 @@ class Templates:
         return dataclasses.replace(refusal.first, alike=told)
 
 
-def template(said: str, value: Any) -> str:
-    """What an answer says with the strings of the input that gave it taken out (in any case),
-    and its digits (an id, a count), each replaced by one mark, and its spaces left out. A
-    string shorter than _ECHO is taken out only where it stands alone (not the "a" of
-    "named")."""
+def template(said: str, value: Any) -> tuple[str, bool]:
+    """What an answer says with the strings and whole numbers of the input that gave it taken
+    out (in any case), and its digits (an id, a count), each replaced by one mark, and its
+    spaces left out; and whether it echoed any of them. A string shorter than _ECHO is taken out
+    only where it stands alone (not the "a" of "named")."""
     # As the answer is read: on one line.
     text = " ".join(said.split())
     strings = {" ".join(string.split()) for string in _strings(value)}
+    echoes = 0
     for string in sorted(strings, key=len, reverse=True):
         if len(string) >= _ECHO:
-            text = re.sub(re.escape(string), "0", text, flags=re.IGNORECASE)
+            text, found = re.subn(re.escape(string), "0", text, flags=re.IGNORECASE)
         elif string:
-            text = re.sub(rf"(?<!\w){re.escape(string)}(?!\w)", "0", text, flags=re.IGNORECASE)
-    return "".join(_DIGITS.sub("0", text).split())
+            alone = rf"(?<!\w){re.escape(string)}(?!\w)"
+            text, found = re.subn(alone, "0", text, flags=re.IGNORECASE)
+        else:
+            found = 0
+        echoes += found
+    return "".join(_DIGITS.sub("0", text).split()), echoes > 0
 
 
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield str(value)
     elif isinstance(value, dict):
         for item in value.values():
             yield from _strings(item)
