@@ -157,8 +157,8 @@ class ResultModel:
         return error.strip() if isinstance(error, str) else ""
 
     def says(self, result: ResultFacts, limit: int = 100) -> str:
-        """What a result says, in one line of at most ``limit`` characters: its error, else
-        its text, else its JSON."""
+        """What a result says, in one line of at most ``limit`` characters: its error, else its
+        text, else its JSON."""
         fields = result.fields
         error = self.error_text(result)
         if error:
@@ -171,8 +171,8 @@ class ResultModel:
                 )
             if isinstance(value, str) and value.strip():
                 return _one_line(value, limit)
-        shown = canonical_json({k: v for k, v in fields.items() if k != self.success[0]})
-        return _one_line(shown, limit)
+        others = {k: v for k, v in fields.items() if k != self.success[0]}
+        return _one_line(canonical_json(others), limit)
 
 
 @dataclass(frozen=True)

@@ -60,10 +60,9 @@ class Lineage:
         appeared = started.since()
         charged: dict[int, str | None] = {}
         for pid in sorted(appeared):
-            command = table().command(pid)
             if _origin(pid, appeared) in self.charged:
                 self.charged.add(pid)
-            elif command not in self.alone:
+            elif (command := table().command(pid)) not in self.alone:
                 charged[pid] = command
         # A command seen to outlive the settling time is not waited for again: a tool that
         # leaves a helper per call pays the wait once, not at every call.

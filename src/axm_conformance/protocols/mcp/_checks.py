@@ -141,12 +141,14 @@ def _answered(subject: SubjectInfo) -> str | Finding | None:
 def server_handshake(subject: SubjectInfo, context: CheckContext) -> Found:
     """The server starts and answers the version probe or the handshake within the timeout."""
     facts = _facts(subject)
-    if facts.started and facts.hidden:
-        said = f"{facts.started}{last_said(facts.stderr_tail)}"
-        yield not_run(f"not judged: {said}{hidden_by_sandbox(facts.hidden)}")
-        return
     if facts.started:
-        yield f"{facts.started}{last_said(facts.stderr_tail)}"
+        said = f"{facts.started}{last_said(facts.stderr_tail)}"
+        # What the sandbox hid is the kit's environment, not the server's failure.
+        yield (
+            not_run(f"not judged: {said}{hidden_by_sandbox(facts.hidden)}")
+            if facts.hidden
+            else said
+        )
         return
     yield note(f"speaks {facts.version} ({facts.probe}), answering in {facts.seconds:.2f} s")
     if facts.ended_on_probe:
