@@ -258,13 +258,13 @@ def test_a_servers_start_allowance_grows_from_its_slowest_start_in_the_run(tmp_p
     finally:
         first.close()
     [memo] = tmp_path.iterdir()
-    version, slowest = memo.read_text().split()
-    assert version == "2025-11-25" and float(slowest) >= 0.3
-    memo.write_text(f"{version} 12.5")  # a start a loaded machine made slow
+    kept = json.loads(memo.read_text())
+    assert kept["version"] == "2025-11-25" and kept["slowest"] >= 0.3
+    memo.write_text(json.dumps({**kept, "slowest": 12.5}))  # a start a loaded machine made slow
     second = Connection(command, options)
     try:
         with chdir(SERVERS):
             assert second.open().start_allowance == 50.0
     finally:
         second.close()
-    assert memo.read_text().split() == [version, "12.500"]
+    assert json.loads(memo.read_text()) == {**kept, "slowest": 12.5}

@@ -14,6 +14,7 @@ from axm_conformance.protocols.mcp._wire import (
     CURRENT,
     LEGACY,
     VERSIONS,
+    Handshake,
     Malformed,
     ServerGone,
     Session,
@@ -224,12 +225,15 @@ def test_an_answer_no_parser_reads_is_malformed_at_once_not_a_timeout(
 
 def test_a_server_known_from_its_first_session_is_not_probed_again(tmp_path: Path) -> None:
     """A later session of a server whose version is known speaks initialize at once: the probe
-    that broke it (and cost a timeout) is not sent again."""
+    that broke it (and cost a timeout) is not sent again, and the handshake says what the
+    first probe met."""
     wire = session(tmp_path, "--defect", "breaks-on-discover", timeout=60.0)
+    met = "no answer to server/discover, and it ended at initialize; initialize answered"
+    first = Handshake(LEGACY, {}, {}, met, ended_on_probe=True)
     try:
-        handshake = connect(wire, known=LEGACY)
-        assert handshake.probe == "spoken to as in its first session; initialize answered"
-        assert not handshake.ended_on_probe
+        handshake = connect(wire, known=first)
+        assert (handshake.version, handshake.probe, handshake.ended_on_probe) == (LEGACY, met, True)
+        assert handshake.server_info["name"] == "word-server"
         assert wire.request("ping")["result"] == {}
     finally:
         wire.close()

@@ -5,9 +5,10 @@ Usage: ``python tests/real_mcp/install.py DEST``. Each pip server gets a virtual
 exists (without it, says so, and their tests are skipped), except those pinned to an older SDK
 (``npm_with``), each installed with its pins in ``DEST/NAME/node_modules`` of its own. A server
 marked ``in_temporary`` is installed a second time the same way under ``TEMPORARY`` (in
-``/tmp``, which the sandbox replaces with a private one: the test proves it is shown). A git
-repository with one commit is made in ``DEST/git-repository``. What is already installed is
-kept: a second run is offline.
+``/tmp``, which the sandbox replaces with a private one: the test proves it is shown). The
+fixture servers written with the TypeScript SDK (``sdk``) are copied beside the node_modules of
+the pinned SDK they run on. A git repository with one commit is made in ``DEST/git-repository``.
+What is already installed is kept: a second run is offline.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import tomllib
 import venv
 from pathlib import Path
 
-SERVERS = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())["server"]
+LISTED = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())
+SERVERS, SDKS = LISTED["server"], LISTED["sdk"]
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers"
 # Where the servers marked in_temporary are installed again: in /tmp, hidden by every sandbox.
 TEMPORARY = Path("/tmp/axm-conformance-real-mcp")
 
@@ -36,6 +39,9 @@ def main(dest: Path) -> int:
                 install_npm(root / server["name"], [own_package(server), *server["npm_with"]])
     if node:
         install_npm(dest, [own_package(server) for server in shared])
+        for sdk in SDKS:
+            if sdk["script"].endswith(".mjs"):
+                shutil.copyfile(FIXTURES / sdk["script"], dest / sdk["within"] / sdk["script"])
     else:
         named = ", ".join(own_package(server) for server in SERVERS if "npm" in server)
         print(f"install.py: no Node (node and npm) on PATH: {named} are not installed")

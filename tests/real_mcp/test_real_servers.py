@@ -9,7 +9,6 @@ where; without it every test here is skipped, saying so.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,10 @@ from axm_conformance import check_tool
 from axm_conformance._clients import CLIENTS
 from tests.clients_table import rows, written
 from tests.conftest import untraced
-from tests.real_mcp.install import TEMPORARY
+from tests.kit.test_fixture_zoo import SEEDS
+from tests.real_mcp.install import FIXTURES, SDKS, SERVERS, TEMPORARY
 
 HERE = Path(__file__).resolve().parent
-SERVERS: list[dict[str, Any]] = tomllib.loads((HERE / "servers.toml").read_text())["server"]
 INSTALLED = os.environ.get("AXM_MCP_SERVERS", "")
 CLIENT_CHECKS = tuple(f"portable-to-{client}" for client in CLIENTS)
 
@@ -98,6 +97,53 @@ def test_a_real_server_runs_to_the_verdicts_listed(server: dict[str, Any]) -> No
     assert not wrong, f"{server['name']}: verdicts {wrong}, expected {expected}"
     # Every subject was spoken to in the version the server picks, which servers.toml gives.
     assert seen["versions"] == {server["speaks"]}
+
+
+def sdk_command(sdk: dict[str, Any], root: Path) -> tuple[Path, str]:
+    """What runs the fixture server on its pinned SDK, which exists once it is installed, and
+    its start command: a Python script run by the interpreter of the SDK's environment, a Node
+    one copied beside the SDK's node_modules."""
+    if sdk["script"].endswith(".py"):
+        python = root / sdk["within"] / "bin" / "python"
+        return python, f"{python} {FIXTURES / sdk['script']}"
+    script = root / sdk["within"] / sdk["script"]
+    return script, f"node {script}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("defective", [False, True], ids=["correct", "defective"])
+@pytest.mark.parametrize(
+    "sdk", SDKS, ids=[f"{sdk['script'].partition('.')[0]}-{sdk['speaks']}" for sdk in SDKS]
+)
+def test_a_fixture_server_on_a_pinned_sdk_fails_exactly_what_its_version_lets_it_break(
+    sdk: dict[str, Any], defective: bool, seed: int
+) -> None:
+    """The same server, written with an official SDK, under the SDK's releases of each
+    version: correct, it is certified in every one; defective, each tool fails exactly the
+    checks of the defects its version lets it have, at every seed."""
+    if not INSTALLED:
+        pytest.skip("the SDKs are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    root = Path(INSTALLED)
+    runner, command = sdk_command(sdk, root)
+    if not runner.exists():
+        pytest.skip(f"{sdk['within']} is not installed (for npm servers: no Node)")
+    flag = " --defect" if defective else ""
+    report = check_tool(f"mcp:{command}{flag}", examples=15, seed=seed)
+    expected_fails = sdk["defective_fails"] if defective else {}
+    fails, warns = {}, {}
+    for tool in report.tools:
+        key = "SERVER" if tool.subject.kind == "server" else str(tool.subject.name)
+        fails[key] = sorted(outcome.check_id for outcome in tool.failed)
+        warns[key] = sorted(
+            outcome.check_id
+            for outcome in tool.outcomes
+            if outcome.status == "warning" and outcome.check_id != "leaves-no-trace"
+        )
+    assert sorted(fails) == ["SERVER", "add_note", "word_stats"], fails
+    assert fails == {key: sorted(expected_fails.get(key, [])) for key in fails}
+    assert warns == {key: sorted(sdk.get("warns", {}).get(key, [])) for key in warns}
+    assert {tool.subject.protocol_version for tool in report.tools} == {sdk["speaks"]}
 
 
 IN_TEMPORARY = [server for server in SERVERS if server.get("in_temporary")]

@@ -20,6 +20,7 @@ from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._server import (
     CLOSE_GRACE,
     McpServer,
+    StartMemo,
     listing,
     server_env,
     start_allowance,
@@ -75,13 +76,14 @@ def _ping_answer(session: Session) -> str:
     return f"ping was answered with {canonical_json(reply.get('result'))[:200]}"
 
 
-def _own_session(server: McpServer) -> Session:
-    """A session of the probe's own with the server, not started yet."""
+def _own_session(server: McpServer, slowest: float = 0.0) -> Session:
+    """A session of the probe's own with the server, not started yet, given the start
+    allowance of a server whose ``slowest`` start in the run took that many seconds."""
     session = Session(
         server.command, os.getcwd(), server_env(server.options), sandbox=server.options.sandbox
     )
     session.timeout = server.options.timeout
-    session.start_allowance = start_allowance(server.options.timeout)
+    session.start_allowance = start_allowance(server.options.timeout, slowest)
     return session
 
 
@@ -90,7 +92,9 @@ def probe(server: McpServer) -> ServerFacts:
     listings, every line it wrote, and how it ended when its input closed; then, if it exited,
     how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
-    session = _own_session(server)
+    memo = StartMemo(server.command, server.options)
+    known, slowest = memo.recall()
+    session = _own_session(server, slowest)
     try:
         session.start()
     except WireError as exc:
@@ -104,8 +108,11 @@ def probe(server: McpServer) -> ServerFacts:
     tools: list[dict[str, Any]] = []
     at_handshake: set[int] = set()
     try:
-        handshake = connect(session)
+        # A server whose tools were listed first is not probed again (see connect): one that
+        # ignores the probe costs its timeout once a run.
+        handshake = connect(session, known=known)
         seconds = time.monotonic() - started
+        memo.remember(handshake, seconds)
         at_handshake = set(_started_since(before))
         for _ in range(2):
             tools, listing_error = listing(session)
@@ -134,7 +141,7 @@ def probe(server: McpServer) -> ServerFacts:
     after = _AfterCalls()
     if exited and tools:
         assert handshake is not None
-        after = _closed_after_calls(server, tools, set(left.values()), handshake.version)
+        after = _closed_after_calls(server, tools, set(left.values()), handshake)
     return ServerFacts(
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
@@ -173,7 +180,7 @@ class _AfterCalls:
 
 
 def _closed_after_calls(
-    server: McpServer, tools: list[dict[str, Any]], named: set[str], version: str
+    server: McpServer, tools: list[dict[str, Any]], named: set[str], handshake: Handshake
 ) -> _AfterCalls:
     """Start the server again, call each tool once with a valid input, and close its stdin: a
     tool may leave running what keeps the server from exiting (a thread, a child). A process
@@ -182,7 +189,7 @@ def _closed_after_calls(
 
     Each call is bounded by the server's timeout; one that is not answered, or that ends the
     server, ends the session, which is then not judged by how it ends. The server is spoken to
-    in the ``version`` its first session spoke, without the probe."""
+    in the version of its first ``handshake``, without the probe."""
     inputs: dict[str, Any] = {}
     for tool in tools:
         inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
@@ -192,7 +199,7 @@ def _closed_after_calls(
     ended = ""
     try:
         session.start()
-        connect(session, known=version)
+        connect(session, known=handshake)
     except WireError as exc:
         ended = f"the server did not answer the handshake again: {exc}"
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import json
 import os
 import shlex
 import time
@@ -34,6 +35,7 @@ __all__ = [
     "Connection",
     "McpServer",
     "McpTool",
+    "StartMemo",
     "command_of",
     "listing",
     "server_env",
@@ -90,6 +92,46 @@ def server_env(options: LoadOptions) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class StartMemo:
+    """What a run remembers of a server between its sessions, in a file of the run's memo
+    directory: its first handshake, so that later sessions skip the version probe (which may
+    cost a timeout, or a start, with a server that ignores it or breaks on it) and say what it
+    met, and its slowest start, which the start allowance grows from. Cut off from the network
+    or not, a server speaks the same version."""
+
+    command: list[str]
+    options: LoadOptions
+
+    def _file(self) -> str:
+        if not self.options.memo:
+            return ""
+        key = canonical_json([self.command, dict(self.options.env)])
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return os.path.join(self.options.memo, digest)
+
+    def recall(self) -> tuple[Handshake | None, float]:
+        """The server's first handshake (None when none is remembered), without its
+        capabilities, and its slowest start, in seconds."""
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            with open(self._file(), encoding="utf-8") as memo:
+                kept = json.load(memo)
+            first = Handshake(kept["version"], {}, {}, kept["probe"], "", kept["ended_on_probe"])
+            return first, float(kept["slowest"])
+        return None, 0.0
+
+    def remember(self, handshake: Handshake, took: float) -> None:
+        """Remember the handshake and the start, ``took`` seconds, if the slowest."""
+        kept = {
+            "version": handshake.version,
+            "probe": handshake.probe,
+            "ended_on_probe": handshake.ended_on_probe,
+            "slowest": max(self.recall()[1], took),
+        }
+        with contextlib.suppress(OSError), open(self._file(), "w", encoding="utf-8") as memo:
+            json.dump(kept, memo)
+
+
 @dataclass
 class Connection:
     """The session the tools of one reference share, started again after the server died."""
@@ -113,7 +155,8 @@ class Connection:
     def open(self) -> Session:
         if self.session is None:
             session = self._unstarted()
-            known, slowest = self._remembered()
+            memo = StartMemo(self.command, self.options)
+            known, slowest = memo.recall()
             session.timeout = self.options.timeout
             session.start_allowance = start_allowance(self.options.timeout, slowest)
             started = time.monotonic()
@@ -123,8 +166,7 @@ class Connection:
             except BaseException:
                 session.close(grace=0.1)
                 raise
-            took = time.monotonic() - started
-            self._remember(self.handshake.version, max(slowest, took))
+            memo.remember(self.handshake, time.monotonic() - started)
             self.session = session
         return self.session
 
@@ -143,27 +185,6 @@ class Connection:
         """The paths the server's command or ``said`` name that its sandbox hides (see
         :meth:`Session.hidden`)."""
         return self._unstarted().hidden(said)
-
-    def _memo_file(self) -> str:
-        """Where the run remembers this server's version and its slowest start, in seconds
-        ("" where it remembers nothing)."""
-        if not self.options.memo:
-            return ""
-        key = canonical_json([self.command, dict(self.options.env), self.offline])
-        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-        return os.path.join(self.options.memo, digest)
-
-    def _remembered(self) -> tuple[str, float]:
-        path = self._memo_file()
-        with contextlib.suppress(OSError, ValueError), open(path, encoding="utf-8") as memo:
-            version, seconds = memo.read().split()
-            return version, float(seconds)
-        return "", 0.0
-
-    def _remember(self, version: str, slowest: float) -> None:
-        path = self._memo_file()
-        with contextlib.suppress(OSError), open(path, "w", encoding="utf-8") as memo:
-            memo.write(f"{version} {slowest:.3f}")
 
     def call(self, name: str, arguments: Any) -> Answer:
         """One ``tools/call``, and what the server wrote meanwhile that breaks the wire."""

@@ -611,13 +611,16 @@ class Handshake:
     ended_on_probe: bool = False  # the server ended when probed with server/discover
 
 
-def connect(session: Session, known: str = "") -> Handshake:
+def connect(session: Session, known: Handshake | None = None) -> Handshake:
     """Probe with ``server/discover``, fall back to ``initialize``; raises :class:`WireError`
     when the server speaks no published version. A server ``known`` to speak a version of
-    ``initialize`` (its first session's) is not probed again: the probe may cost a timeout, or
-    a start, for each session of a server that ignores or breaks on it."""
-    if known in _STATEFUL:
-        return _initialize(session, "spoken to as in its first session")
+    ``initialize`` (by the handshake of its first session) is not probed again, as the
+    versioning page lets a client cache a server's era: the probe may cost a timeout, or a
+    start, for each session of a server that ignores or breaks on it. The handshake returned
+    then says what the first probe met."""
+    if known is not None and known.version in _STATEFUL:
+        spoken = _initialize(session, "")
+        return dataclasses.replace(spoken, probe=known.probe, ended_on_probe=known.ended_on_probe)
     ended = ""
     try:
         answer: dict[str, Any] | None = session.request(
