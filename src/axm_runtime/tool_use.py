@@ -6,31 +6,39 @@ tools and invokes them, validating input before the call and output after it, an
 outcome in a :class:`Result`. A :class:`ToolChain` runs registered tools one after another over a
 shared context dict.
 
-Validation follows JSON Schema draft 2020-12 for the keywords in :data:`SUPPORTED_KEYWORDS`; every
-other keyword is ignored, as JSON Schema ignores unknown keywords. JSON semantics hold throughout:
-booleans are not numbers, ``1.0`` is an integer, and ``1 == 1.0`` but ``True != 1`` in ``enum``,
-``const`` and ``uniqueItems``. ``$ref`` resolves JSON pointers inside the schema itself
-(``#/$defs/Name``). Validation never raises: a malformed schema is reported in the result.
+Validation is JSON Schema draft 2020-12, by jsonschema, with two departures from its defaults
+that follow the specification: regular expressions are ECMA-262 (:mod:`axm_runtime.schema`), and
+``multipleOf`` is judged on the decimal a float was written as (``0.0075`` is 75 times
+``0.0001``), not on the quotient of two doubles. Unknown keywords are ignored and ``format`` is
+an annotation. JSON semantics hold throughout: booleans are not numbers, ``1.0`` is an integer,
+and ``1 == 1.0`` but ``True != 1`` in ``enum``, ``const`` and ``uniqueItems``. ``$ref`` resolves
+inside the schema itself (``#/$defs/Name``, anchors, ``$id``); one that leaves it is not
+fetched. Validation never raises: a schema that breaks the meta-schema, a reference that cannot
+be resolved and data nested too deeply are reported in the result, each error as ``/POINTER:
+message``.
 """
 
 from __future__ import annotations
 
 import builtins
-import contextlib
 import functools
 import inspect
+import json
 import math
-import re
-import reprlib
-import sys
 import time
-import unicodedata
-import urllib.parse
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
+
+from jsonschema import Draft202012Validator, ValidationError, validators
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+from referencing.exceptions import NoSuchResource, Unresolvable
+
+from axm_runtime.schema import ecma_class, ecma_format_checker
 
 __all__ = [
     "ChainResult",
@@ -152,162 +160,42 @@ def validate_output(data: Any, schema: dict[str, Any] | bool) -> ValidationResul
 
 
 def _validate(data: Any, schema: Any) -> ValidationResult:
-    validator = _Validator(schema)
     try:
-        errors = [_format(error) for error in validator.descend(data, schema)]
+        text = json.dumps(schema)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return ValidationResult(valid=False, errors=[f"/: invalid schema: it is not JSON ({exc})"])
+    try:
+        validator = _compiled(text)
+        if isinstance(validator, str):
+            errors = [validator]
+        else:
+            errors = [_format(error) for error in validator.iter_errors(data)]
     except RecursionError:
-        # Deeply nested data exhausts the interpreter stack; report it rather than crash.
-        errors = ["/: the data is nested too deeply to validate"]
+        # Deeply nested data, or references that loop without consuming any of it, exhaust the
+        # interpreter stack; report it rather than crash.
+        errors = ["/: the data is nested too deeply, or the schema's references loop"]
+    except Unresolvable as exc:
+        errors = [f"/: cannot resolve $ref {_as_written(exc)!r}"]
+    except ValueError:  # an int beyond sys.get_int_max_str_digits() has no decimal form
+        errors = ["/: a number of the data is too long to show in the error found for it"]
     return ValidationResult(valid=not errors, errors=errors)
 
 
-class _Error(NamedTuple):
-    """One violation: a message and where in the instance it occurred."""
-
-    message: str
-    path: tuple[str | int, ...] = ()
-
-
-def _format(error: _Error) -> str:
-    pointer = "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in error.path)
-    return f"/{pointer}: {error.message}"
+def _as_written(exc: Unresolvable) -> str:
+    """The reference as the schema writes it: jsonschema names a pointer or an anchor without
+    its ``#``."""
+    anchor = getattr(exc, "anchor", None)
+    if anchor is not None:
+        return f"#{anchor}"
+    return f"#{exc.ref}" if exc.ref.startswith("/") else exc.ref
 
 
-class _Validator:
-    """Evaluates instances against the subschemas of one root schema."""
-
-    def __init__(self, root: Any) -> None:
-        self.root = root
-        # ($ref, id(instance)) pairs being evaluated on the current path; meeting one again
-        # means the references loop without consuming any of the instance.
-        self._active_refs: set[tuple[str, int]] = set()
-
-    def descend(
-        self, instance: Any, schema: Any, at: str | int | None = None
-    ) -> Generator[_Error, None, None]:
-        """Yield the errors of ``instance`` against ``schema``, their paths prefixed by ``at``."""
-        for error in self._evaluate(instance, schema):
-            yield error if at is None else _Error(error.message, (at, *error.path))
-
-    def is_valid(self, instance: Any, schema: Any) -> bool:
-        """Whether ``instance`` is valid against ``schema``, stopping at the first error."""
-        # Closing the generator runs the cleanup of any $ref being evaluated inside it.
-        with contextlib.closing(self.descend(instance, schema)) as errors:
-            return next(errors, None) is None
-
-    def resolve(self, ref: str) -> Any:
-        """Return the subschema a ``#``-fragment JSON pointer designates, or raise LookupError."""
-        if not ref.startswith("#"):
-            raise LookupError(f"only references inside the schema ('#...') are supported: {ref!r}")
-        pointer = urllib.parse.unquote(ref[1:])
-        if pointer and not pointer.startswith("/"):
-            raise LookupError(f"{ref!r} is not a JSON pointer")
-        node = self.root
-        for token in pointer.split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif (
-                isinstance(node, list)
-                and re.fullmatch(r"0|[1-9][0-9]*", token)
-                and int(token) < len(node)
-            ):
-                node = node[int(token)]
-            else:
-                raise LookupError(f"{ref!r} does not exist in the schema")
-        return node
-
-    def with_ref(self, ref: str, instance: Any, target: Any) -> Iterator[_Error]:
-        """Yield the errors of ``instance`` against the target of ``ref``, refusing loops."""
-        key = (ref, id(instance))
-        if key in self._active_refs:
-            yield _Error(f"$ref {ref!r} refers back to itself without consuming the instance")
-            return
-        self._active_refs.add(key)
-        try:
-            yield from self.descend(instance, target)
-        finally:
-            self._active_refs.discard(key)
-
-    def _evaluate(self, instance: Any, schema: Any) -> Iterator[_Error]:
-        if schema is True:
-            return
-        if schema is False:
-            yield _Error(f"False schema does not allow {_show(instance)}")
-            return
-        if not isinstance(schema, dict):
-            yield _Error(
-                f"invalid schema: a schema must be an object or a boolean, "
-                f"got {type(schema).__name__} {_show(schema)}"
-            )
-            return
-        for keyword, value in schema.items():
-            entry = _KEYWORDS.get(keyword)
-            if entry is None:
-                continue  # annotations and unknown keywords do not constrain
-            apply, form = entry
-            if not form.accepts(value):
-                yield _Error(
-                    f"invalid schema: {keyword!r} must be {form.description}, got {_show(value)}"
-                )
-                continue
-            yield from apply(self, value, instance, schema)
+def _refuse(uri: str) -> Resource[Any]:
+    # A schema is validated on its own: a reference that leaves it is not fetched.
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-# Values in messages are abbreviated: a long string, a large container or deeply nested data
-# would bury the message (and repr() of very deep data exhausts the stack).
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 60
-_REPR.maxlist = _REPR.maxdict = 8
-
-
-def _show(value: Any) -> str:
-    try:
-        return _REPR.repr(value)
-    except ValueError:  # an int beyond sys.get_int_max_str_digits() has no decimal form
-        return f"<{type(value).__name__} too large to show>"
-
-
-# JSON types ------------------------------------------------------------------------------------
-
-
-def _is_number(value: Any) -> bool:
-    # bool is a subclass of int in Python, but JSON true/false are not numbers.
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _is_integer(value: Any) -> bool:
-    # JSON Schema counts any number with a zero fractional part as an integer, 1.0 included.
-    return _is_number(value) and (isinstance(value, int) or value.is_integer())
-
-
-_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "null": lambda value: value is None,
-    "boolean": lambda value: isinstance(value, bool),
-    "integer": _is_integer,
-    "number": _is_number,
-    "string": lambda value: isinstance(value, str),
-    "array": lambda value: isinstance(value, list),
-    "object": lambda value: isinstance(value, dict),
-}
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    """Equality of JSON values: ``1 == 1.0``, but ``True != 1``, recursively."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(map(_json_equal, a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[key], b[key]) for key in a)
-    if isinstance(a, list | dict) or isinstance(b, list | dict):
-        return False
-    return bool(a == b)
-
-
-def _is_finite(number: int | float) -> bool:
-    # math.isfinite converts to float, which overflows for ints beyond 1e308.
-    return isinstance(number, int) or math.isfinite(number)
+_REGISTRY: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
 def _decimal_value(number: int | float) -> Fraction:
@@ -316,450 +204,59 @@ def _decimal_value(number: int | float) -> Fraction:
     return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
 
 
-# Regular expressions ---------------------------------------------------------------------
-# JSON Schema patterns are ECMA-262 regular expressions. Python's re reads the common ones alike
-# but lacks Unicode property escapes (\p{Letter}), which are rewritten here as character classes
-# over the Unicode general categories, and its $ also matches before a final newline, so $ is
-# rewritten as \Z. As in python-jsonschema, \d and \w keep Python's meaning
-# (Unicode digits and word characters, where ECMA-262 means ASCII ones).
-
-_GENERAL_CATEGORIES = {
-    "L": "Letter",
-    "LC": "Cased_Letter",
-    "Lu": "Uppercase_Letter",
-    "Ll": "Lowercase_Letter",
-    "Lt": "Titlecase_Letter",
-    "Lm": "Modifier_Letter",
-    "Lo": "Other_Letter",
-    "M": "Mark",
-    "Mn": "Nonspacing_Mark",
-    "Mc": "Spacing_Mark",
-    "Me": "Enclosing_Mark",
-    "N": "Number",
-    "Nd": "Decimal_Number",
-    "Nl": "Letter_Number",
-    "No": "Other_Number",
-    "P": "Punctuation",
-    "Pc": "Connector_Punctuation",
-    "Pd": "Dash_Punctuation",
-    "Ps": "Open_Punctuation",
-    "Pe": "Close_Punctuation",
-    "Pi": "Initial_Punctuation",
-    "Pf": "Final_Punctuation",
-    "Po": "Other_Punctuation",
-    "S": "Symbol",
-    "Sm": "Math_Symbol",
-    "Sc": "Currency_Symbol",
-    "Sk": "Modifier_Symbol",
-    "So": "Other_Symbol",
-    "Z": "Separator",
-    "Zs": "Space_Separator",
-    "Zl": "Line_Separator",
-    "Zp": "Paragraph_Separator",
-    "C": "Other",
-    "Cc": "Control",
-    "Cf": "Format",
-    "Cs": "Surrogate",
-    "Co": "Private_Use",
-    "Cn": "Unassigned",
-}
-_CATEGORY_BY_NAME = {
-    **{code: code for code in _GENERAL_CATEGORIES},
-    **{name: code for code, name in _GENERAL_CATEGORIES.items()},
-}
-_PROPERTY_ESCAPE = re.compile(r"\\([pP])\{(?:(?:General_Category|gc)=)?([A-Za-z_]+)\}")
-
-
-@functools.cache
-def _category_ranges(code: str) -> str:
-    """Return the body of a character class matching the general category ``code``."""
-    categories = ("Lu", "Ll", "Lt") if code == "LC" else (code,)
-    ranges: list[str] = []
-    start: int | None = None
-    # One point past the end closes a run that reaches the last code point.
-    for point in range(sys.maxunicode + 2):
-        inside = point <= sys.maxunicode and unicodedata.category(chr(point)).startswith(categories)
-        if inside and start is None:
-            start = point
-        elif not inside and start is not None:
-            ranges.append(f"\\U{start:08x}-\\U{point - 1:08x}")
-            start = None
-    return "".join(ranges)
-
-
-def _python_pattern(pattern: str) -> str:
-    """Rewrite the Unicode property escapes and the ``$`` of an ECMA-262 pattern for Python's
-    re."""
-    parts: list[str] = []
-    in_class = False
-    index = 0
-    while index < len(pattern):
-        char = pattern[index]
-        escape = _PROPERTY_ESCAPE.match(pattern, index)
-        if escape:
-            code = _CATEGORY_BY_NAME.get(escape[2])
-            if code is None:
-                raise re.error(f"unknown Unicode property {escape[2]!r}")
-            negated = escape[1] == "P"
-            if negated and in_class:
-                raise re.error("\\P{...} inside a character class is not supported")
-            body = _category_ranges(code)
-            parts.append(body if in_class else f"[{'^' if negated else ''}{body}]")
-            index = escape.end()
-            continue
-        # An escaped character is copied whole, so an escaped bracket does not open a class.
-        step = 2 if char == "\\" else 1
-        if char == "[":
-            in_class = True
-        elif char == "]":
-            in_class = False
-        # ECMA-262's $ matches at the end only; Python's also before a final newline.
-        parts.append("\\Z" if char == "$" and not in_class else pattern[index : index + step])
-        index += step
-    return "".join(parts)
-
-
-@functools.lru_cache(maxsize=1024)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(_python_pattern(pattern))
-
-
-def _search(pattern: str, text: str) -> bool:
-    return _regex(pattern).search(text) is not None
-
-
-# Keyword value forms -----------------------------------------------------------------------
-
-
-class _Form(NamedTuple):
-    """What a keyword's value must look like, checked before the keyword is applied."""
-
-    description: str
-    accepts: Callable[[Any], bool]
-
-
-def _compiles(pattern: Any) -> bool:
-    if not isinstance(pattern, str):
-        return False
-    try:
-        _regex(pattern)
-    except (re.error, OverflowError):
-        return False
-    return True
-
-
-def _is_string_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def _is_type_name(value: Any) -> bool:
-    return isinstance(value, str) and value in _TYPE_CHECKS
-
-
-_ANY = _Form("anything", lambda value: True)
-_COUNT = _Form("a non-negative integer", lambda value: _is_integer(value) and value >= 0)
-_NUMBER = _Form("a number", _is_number)
-_DIVISOR = _Form(
-    "a number greater than 0",
-    lambda value: _is_number(value) and _is_finite(value) and value > 0,
-)
-_BOOLEAN = _Form("a boolean", lambda value: isinstance(value, bool))
-_STRING = _Form("a string", lambda value: isinstance(value, str))
-_STRINGS = _Form("an array of strings", _is_string_list)
-_ARRAY = _Form("an array", lambda value: isinstance(value, list))
-_SCHEMAS = _Form(
-    "a non-empty array of schemas", lambda value: isinstance(value, list) and bool(value)
-)
-_SCHEMA_MAP = _Form("an object whose values are schemas", lambda value: isinstance(value, dict))
-_REGEX = _Form("a valid regular expression", _compiles)
-_REGEX_MAP = _Form(
-    "an object whose keys are valid regular expressions",
-    lambda value: isinstance(value, dict) and all(_compiles(key) for key in value),
-)
-_DEPENDENCIES = _Form(
-    "an object whose values are arrays of strings",
-    lambda value: isinstance(value, dict) and all(_is_string_list(v) for v in value.values()),
-)
-_TYPE = _Form(
-    f"one of {sorted(_TYPE_CHECKS)} or a non-empty array of them",
-    lambda value: (
-        _is_type_name(value)
-        or (isinstance(value, list) and bool(value) and all(_is_type_name(name) for name in value))
-    ),
-)
-
-
-# Keywords ----------------------------------------------------------------------------------
-# One function per keyword, all with the signature (validator, value, instance, schema); each
-# yields only messages, and the validator's descend() puts the instance path in front.
-
-_KeywordFn = Callable[[_Validator, Any, Any, dict[str, Any]], Iterator[_Error]]
-
-
-def _type(v: _Validator, types: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    names = [types] if isinstance(types, str) else types
-    if not any(_TYPE_CHECKS[name](instance) for name in names):
-        expected = " or ".join(repr(name) for name in names)
-        yield _Error(f"{_show(instance)} is not of type {expected}")
-
-
-def _enum(v: _Validator, values: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if not any(_json_equal(instance, value) for value in values):
-        yield _Error(f"{_show(instance)} is not one of {_show(values)}")
-
-
-def _const(v: _Validator, const: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if not _json_equal(instance, const):
-        yield _Error(f"{_show(instance)} is not the expected value {_show(const)}")
-
-
-def _minimum(v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if _is_number(instance) and instance < bound:
-        yield _Error(f"{_show(instance)} is less than the minimum of {_show(bound)}")
-
-
-def _maximum(v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if _is_number(instance) and instance > bound:
-        yield _Error(f"{_show(instance)} is greater than the maximum of {_show(bound)}")
-
-
-def _exclusive_minimum(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if _is_number(instance) and instance <= bound:
-        yield _Error(
-            f"{_show(instance)} is less than or equal to the exclusive minimum of {_show(bound)}"
-        )
-
-
-def _exclusive_maximum(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if _is_number(instance) and instance >= bound:
-        yield _Error(
-            f"{_show(instance)} is greater than or equal to the exclusive maximum of {_show(bound)}"
-        )
-
-
 def _multiple_of(
-    v: _Validator, divisor: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if not _is_number(instance):
+    validator: Validator, divisor: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "number"):
         return
-    # Exact rational arithmetic: float division is inexact and overflows near 1e308.
-    multiple = (
-        _is_finite(instance)
-        and (_decimal_value(instance) / _decimal_value(divisor)).denominator == 1
+    infinite = isinstance(instance, float) and not math.isfinite(instance)
+    if infinite or _decimal_value(instance) % _decimal_value(divisor):
+        yield ValidationError(f"{instance!r} is not a multiple of {divisor!r}")
+
+
+_VALIDATOR: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
+    ecma_class(Draft202012Validator), validators={"multipleOf": _multiple_of}
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str) -> Validator | str:
+    """The validator of the schema written as JSON ``text``, or where the schema breaks the
+    2020-12 meta-schema, its patterns judged as ECMA-262."""
+    schema = json.loads(text)
+    checker = ecma_format_checker(Draft202012Validator)
+    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=checker)
+    error = best_match(meta.iter_errors(schema))
+    if error is None:
+        return _VALIDATOR(schema, registry=_REGISTRY)
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"/: invalid schema{f' at /{where}' if where else ''}: {_short(error.message)}"
+
+
+# A message quotes the value at fault whole: a long string or a large container would bury it.
+_MESSAGE = 300
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= _MESSAGE else f"{message[: _MESSAGE - 3]}..."
+
+
+def _format(error: ValidationError) -> str:
+    pointer = "/".join(
+        str(part).replace("~", "~0").replace("/", "~1") for part in error.absolute_path
     )
-    if not multiple:
-        yield _Error(f"{_show(instance)} is not a multiple of {_show(divisor)}")
+    return f"/{pointer}: {_short(error.message)}"
 
 
-def _min_length(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    # len() of a Python str counts code points, which is what JSON Schema counts.
-    if isinstance(instance, str) and len(instance) < bound:
-        yield _Error(f"{_show(instance)} is shorter than {_show(bound)} characters")
-
-
-def _max_length(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, str) and len(instance) > bound:
-        yield _Error(f"{_show(instance)} is longer than {_show(bound)} characters")
-
-
-def _pattern(
-    v: _Validator, pattern: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    # JSON Schema patterns are not anchored: a match anywhere in the string counts.
-    if isinstance(instance, str) and not _search(pattern, instance):
-        yield _Error(f"{_show(instance)} does not match {pattern!r}")
-
-
-def _min_items(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, list) and len(instance) < bound:
-        yield _Error(f"{_show(instance)} has fewer than {_show(bound)} items")
-
-
-def _max_items(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, list) and len(instance) > bound:
-        yield _Error(f"{_show(instance)} has more than {_show(bound)} items")
-
-
-def _unique_items(
-    v: _Validator, unique: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if not (unique and isinstance(instance, list)):
-        return
-    for i, first in enumerate(instance):
-        for j in range(i + 1, len(instance)):
-            if _json_equal(first, instance[j]):
-                yield _Error(f"{_show(instance)} has non-unique elements (items {i} and {j})")
-                return
-
-
-def _prefix_items(
-    v: _Validator, prefix: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, list):
-        for index, (item, subschema) in enumerate(zip(instance, prefix, strict=False)):
-            yield from v.descend(item, subschema, index)
-
-
-def _items(v: _Validator, items: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if not isinstance(instance, list):
-        return
-    # Items already covered by prefixItems are not items' business (2020-12).
-    start = len(schema["prefixItems"]) if _SCHEMAS.accepts(schema.get("prefixItems")) else 0
-    for index in range(start, len(instance)):
-        yield from v.descend(instance[index], items, index)
-
-
-def _min_properties(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, dict) and len(instance) < bound:
-        yield _Error(f"{_show(instance)} has fewer than {_show(bound)} properties")
-
-
-def _max_properties(
-    v: _Validator, bound: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, dict) and len(instance) > bound:
-        yield _Error(f"{_show(instance)} has more than {_show(bound)} properties")
-
-
-def _required(v: _Validator, names: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if isinstance(instance, dict):
-        for name in names:
-            if name not in instance:
-                yield _Error(f"{name!r} is a required property")
-
-
-def _dependent_required(
-    v: _Validator, dependencies: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if not isinstance(instance, dict):
-        return
-    for trigger, names in dependencies.items():
-        if trigger in instance:
-            for name in names:
-                if name not in instance:
-                    yield _Error(f"{name!r} is required when {trigger!r} is present")
-
-
-def _properties(
-    v: _Validator, properties: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if isinstance(instance, dict):
-        for name, subschema in properties.items():
-            if name in instance:
-                yield from v.descend(instance[name], subschema, name)
-
-
-def _pattern_properties(
-    v: _Validator, patterns: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if not isinstance(instance, dict):
-        return
-    for pattern, subschema in patterns.items():
-        for name, value in instance.items():
-            if isinstance(name, str) and _search(pattern, name):
-                yield from v.descend(value, subschema, name)
-
-
-def _additional_properties(
-    v: _Validator, additional: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[_Error]:
-    if not isinstance(instance, dict):
-        return
-    # Only properties matched by neither properties nor patternProperties are additional.
-    declared = schema["properties"] if _SCHEMA_MAP.accepts(schema.get("properties")) else {}
-    patterns = (
-        schema["patternProperties"] if _REGEX_MAP.accepts(schema.get("patternProperties")) else {}
-    )
-    for name, value in instance.items():
-        if name in declared:
-            continue
-        if isinstance(name, str) and any(_search(pattern, name) for pattern in patterns):
-            continue
-        if additional is False:
-            yield _Error(f"additional property {name!r} is not allowed")
-        else:
-            yield from v.descend(value, additional, name)
-
-
-def _all_of(v: _Validator, schemas: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    for subschema in schemas:
-        yield from v.descend(instance, subschema)
-
-
-def _any_of(v: _Validator, schemas: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if not any(v.is_valid(instance, subschema) for subschema in schemas):
-        yield _Error(f"{_show(instance)} is not valid under any of the anyOf schemas")
-
-
-def _one_of(v: _Validator, schemas: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    matches = [i for i, subschema in enumerate(schemas) if v.is_valid(instance, subschema)]
-    if not matches:
-        yield _Error(f"{_show(instance)} is not valid under any of the oneOf schemas")
-    elif len(matches) > 1:
-        yield _Error(f"{_show(instance)} is valid under more than one oneOf schema: {matches}")
-
-
-def _not(v: _Validator, negated: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    if v.is_valid(instance, negated):
-        yield _Error(f"{_show(instance)} must not be valid under the 'not' schema")
-
-
-def _ref(v: _Validator, ref: Any, instance: Any, schema: dict[str, Any]) -> Iterator[_Error]:
-    try:
-        target = v.resolve(ref)
-    except LookupError as exc:
-        yield _Error(f"cannot resolve $ref: {exc.args[0]}")
-        return
-    yield from v.with_ref(ref, instance, target)
-
-
-_KEYWORDS: dict[str, tuple[_KeywordFn, _Form]] = {
-    "type": (_type, _TYPE),
-    "enum": (_enum, _ARRAY),
-    "const": (_const, _ANY),
-    "minimum": (_minimum, _NUMBER),
-    "maximum": (_maximum, _NUMBER),
-    "exclusiveMinimum": (_exclusive_minimum, _NUMBER),
-    "exclusiveMaximum": (_exclusive_maximum, _NUMBER),
-    "multipleOf": (_multiple_of, _DIVISOR),
-    "minLength": (_min_length, _COUNT),
-    "maxLength": (_max_length, _COUNT),
-    "pattern": (_pattern, _REGEX),
-    "minItems": (_min_items, _COUNT),
-    "maxItems": (_max_items, _COUNT),
-    "uniqueItems": (_unique_items, _BOOLEAN),
-    "prefixItems": (_prefix_items, _SCHEMAS),
-    "items": (_items, _ANY),
-    "minProperties": (_min_properties, _COUNT),
-    "maxProperties": (_max_properties, _COUNT),
-    "required": (_required, _STRINGS),
-    "dependentRequired": (_dependent_required, _DEPENDENCIES),
-    "properties": (_properties, _SCHEMA_MAP),
-    "patternProperties": (_pattern_properties, _REGEX_MAP),
-    "additionalProperties": (_additional_properties, _ANY),
-    "allOf": (_all_of, _SCHEMAS),
-    "anyOf": (_any_of, _SCHEMAS),
-    "oneOf": (_one_of, _SCHEMAS),
-    "not": (_not, _ANY),
-    "$ref": (_ref, _STRING),
-}
-
-SUPPORTED_KEYWORDS: frozenset[str] = frozenset(_KEYWORDS)
-"""The JSON Schema keywords the validator enforces; every other keyword is ignored."""
+# jsonschema checks then and else under if, minContains and maxContains under contains; the
+# identifiers are what references inside the schema resolve by.
+SUPPORTED_KEYWORDS: frozenset[str] = (
+    frozenset(Draft202012Validator.VALIDATORS)
+    | {"then", "else", "minContains", "maxContains", "$id", "$anchor", "$dynamicAnchor"}
+) - {"format"}
+"""The JSON Schema keywords the validator enforces, or resolves references by: every keyword of
+draft 2020-12 that can make an instance invalid (``format`` is an annotation); every other
+keyword is ignored."""
 
 
 # ---------------------------------------------------------------------------------------------

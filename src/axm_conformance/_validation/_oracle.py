@@ -7,7 +7,8 @@ the kit accuse a correct validator:
   and ``format: regex``; jsonschema uses Python's `re`, whose ``$`` also matches before a
   trailing newline (``^[0-9]+$`` matches ``"0\\n"``, which ECMA-262 does not). The oracle's
   classes extend jsonschema's with those keywords (and ``additionalProperties``, which depends
-  on ``patternProperties``) matched by `regress`, an ECMA-262 engine.
+  on ``patternProperties``) matched by `regress`, an ECMA-262 engine
+  (:mod:`axm_runtime.schema`, which the reference runtime validates with too).
 - Numbers. jsonschema computes on Python floats, the doubles nearest to the JSON text; the
   specification speaks of the JSON number itself. ``562949953421312.2`` is not a multiple of
   ``0.25``, although its nearest double is. The oracle judges `exact` values: the JSON text
@@ -29,18 +30,18 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Final
 
-import regress
 from jsonschema import (
     Draft4Validator,
     Draft6Validator,
     Draft7Validator,
     Draft201909Validator,
     Draft202012Validator,
-    FormatChecker,
     ValidationError,
     validators,
 )
 from jsonschema.protocols import Validator
+
+from axm_runtime.schema import ecma_class, ecma_format_checker
 
 __all__ = [
     "DRAFTS",
@@ -125,55 +126,6 @@ def exact(text: str) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
-@functools.lru_cache(maxsize=256)
-def _regex(pattern: str) -> regress.Regex:
-    return regress.Regex(pattern, "u")
-
-
-def _matches(pattern: str, text: str) -> bool:
-    """Whether the ECMA-262 ``pattern`` matches anywhere in ``text`` (unanchored, as JSON
-    Schema's regular expressions are)."""
-    return _regex(pattern).find(text) is not None
-
-
-def _pattern(
-    validator: Validator, pattern: str, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and not _matches(pattern, instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-# jsonschema's Validator protocol leaves out descend(), which its own keywords call.
-def _pattern_properties(
-    validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        for name, value in instance.items():
-            if _matches(pattern, name):
-                yield from validator.descend(value, subschema, path=name, schema_path=pattern)
-
-
-def _additional_properties(
-    validator: Any, additional: Any, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    declared = schema.get("properties", {})
-    patterns = schema.get("patternProperties", {})
-    extras = [
-        name
-        for name in instance
-        if name not in declared and not any(_matches(pattern, name) for pattern in patterns)
-    ]
-    if validator.is_type(additional, "object"):
-        for name in extras:
-            yield from validator.descend(instance[name], additional, path=name)
-    elif additional is False and extras:
-        yield ValidationError(f"additional properties {extras!r} are not allowed")
-
-
 def _exact_multiple_of(
     validator: Validator, divisor: Any, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
@@ -182,23 +134,12 @@ def _exact_multiple_of(
         yield ValidationError(f"{instance} is not a multiple of {divisor}")
 
 
-def _is_ecma_regex(text: object) -> bool:
-    if isinstance(text, str):
-        _regex(text)  # raises RegressError for what ECMA-262 does not accept
-    return True
-
-
 @functools.cache
 def _class(draft: str, multiple_of: _Keyword | None = None) -> type[Validator]:
     """jsonschema's class for ``draft``, its regular expressions ECMA-262, its numbers exact
     (``multiple_of`` replaces the exact ``multipleOf``, to judge as on doubles)."""
     base = _CLASSES[draft]
-    keywords: dict[str, _Keyword] = {
-        "pattern": _pattern,
-        "patternProperties": _pattern_properties,
-        "additionalProperties": _additional_properties,
-        "multipleOf": multiple_of or _exact_multiple_of,
-    }
+    keywords: dict[str, _Keyword] = {"multipleOf": multiple_of or _exact_multiple_of}
     checker = base.TYPE_CHECKER
     if draft != "4":  # draft 4 has no integer-valued numbers with a fraction part: 1.0 is not
 
@@ -209,17 +150,9 @@ def _class(draft: str, multiple_of: _Keyword | None = None) -> type[Validator]:
 
         checker = checker.redefine("integer", integer)
     extended: type[Validator] = validators.extend(  # type: ignore[no-untyped-call]
-        base, validators=keywords, type_checker=checker
+        ecma_class(base), validators=keywords, type_checker=checker
     )
     return extended
-
-
-@functools.cache
-def _format_checker(draft: str) -> FormatChecker:
-    """The draft's format checker, ``regex`` checked as ECMA-262."""
-    checker = FormatChecker(_CLASSES[draft].FORMAT_CHECKER.checkers)
-    checker.checks("regex", raises=regress.RegressError)(_is_ecma_regex)
-    return checker
 
 
 def _has_inexact(value: Any) -> bool:
@@ -269,7 +202,9 @@ class Oracle:
                         f"the verdict is {_valid(answer)}, and the specification leaves "
                         "precision beyond the double to the implementation"
                     )
-        asserted = _class(self.draft)(schema, format_checker=_format_checker(self.draft))
+        asserted = _class(self.draft)(
+            schema, format_checker=ecma_format_checker(_CLASSES[self.draft])
+        )
         if asserted.is_valid(instance) is answer:
             return (
                 f"with format asserted the verdict is {_valid(answer)}, and draft "
