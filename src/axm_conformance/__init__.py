@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     )
     from axm_conformance._report import Outcome, Report, ToolReport
     from axm_conformance._settings import Settings, SettingsError
+    from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
+    "AxmConformanceError",
     "Call",
     "CheckContext",
     "Evidence",
@@ -57,6 +59,7 @@ __all__ = [
 ]
 
 _HOMES = {
+    "AxmConformanceError": "errors",
     "LoadError": "_api",
     "check_tool": "_api",
     "load_tool": "_api",

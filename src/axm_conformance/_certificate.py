@@ -20,6 +20,7 @@ from axm_conformance._failure import format_failure
 from axm_conformance._observation import canonical_json
 from axm_conformance._outcomes import Status, verdict, writable
 from axm_conformance._version import __version__
+from axm_conformance.errors import AxmConformanceError
 
 if TYPE_CHECKING:
     from axm_conformance._report import Outcome, ToolReport
@@ -47,7 +48,7 @@ FORMAT = "axm-conformance certificate 2"
 RECORD_VERSION = 3
 
 
-class RecordError(ValueError):
+class RecordError(AxmConformanceError, ValueError):
     """A record this version of the kit cannot read (from a worker running another version)."""
 
 
@@ -289,7 +290,7 @@ def write_json(path: Path, document: Any) -> None:
     path.write_text(text + "\n", encoding="utf-8")
 
 
-class BaselineError(ValueError):
+class BaselineError(AxmConformanceError, ValueError):
     """A baseline file that cannot be read; the message says why."""
 
 

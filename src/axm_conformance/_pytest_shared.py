@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from axm_conformance._options import OPTIONS
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = ["CheckFailed", "KitItem", "add_items", "flag", "read_setting", "selected"]
 
@@ -66,7 +67,7 @@ def selected(config: pytest.Config, switch: str, names: tuple[str, ...]) -> bool
     return False
 
 
-class CheckFailed(Exception):
+class CheckFailed(AxmConformanceError):
     """Raised by an item whose check failed; its text is the whole report of the failure."""
 
 

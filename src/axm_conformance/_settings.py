@@ -12,6 +12,7 @@ from typing import Any
 
 from axm_conformance._process.system import _sandbox, _tasks, _trace
 from axm_conformance._process.system._platform import as_root
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "DEFAULT_NAME_PATTERN",
@@ -26,7 +27,7 @@ __all__ = [
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
-class SettingsError(ValueError):
+class SettingsError(AxmConformanceError, ValueError):
     """A setting with a value it cannot take; ``setting`` names it, and so does the message."""
 
     def __init__(self, setting: str, message: str) -> None:

@@ -8,6 +8,7 @@ function-level import is found too.
 from __future__ import annotations
 
 import ast
+import importlib
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -248,3 +249,28 @@ def test_the_process_boundary_has_its_three_parts_and_the_system_part_stands_alo
                 if other.startswith(f"{PROCESS}.parent") or other.startswith(f"{PROCESS}.child")
             }
             assert above == set(), name
+
+
+def test_every_error_the_kit_raises_on_purpose_has_one_base() -> None:
+    """An exception class of the kit is an AxmConformanceError unless it is private control
+    flow (its name starts with ``_``) or a warning; the base is the kit's public door's."""
+    import axm_conformance
+    from axm_conformance.errors import AxmConformanceError
+
+    without_base = []
+    for name, path in MODULES.items():
+        if not name.startswith("axm_conformance"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {ast.unparse(base) for base in node.bases}
+            raised = any(
+                base.endswith(("Error", "Exception", "Crashed", "Failed", "Gone")) for base in bases
+            )
+            if raised and not any(base.endswith("Warning") for base in bases):
+                cls = getattr(importlib.import_module(name), node.name)
+                if not issubclass(cls, AxmConformanceError):
+                    without_base.append(f"{name}.{node.name}")
+    assert without_base == []
+    assert axm_conformance.AxmConformanceError is AxmConformanceError

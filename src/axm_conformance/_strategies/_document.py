@@ -27,6 +27,7 @@ from axm_conformance._schema_keywords import (
 )
 from axm_conformance._strategies._json import KINDS, TYPE_KINDS, Check, canonical, escape, fragment
 from axm_conformance._strategies._locations import Alt, Bound, Empty, Facts, Node
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "CUSTOM_FORMATS",
@@ -39,15 +40,15 @@ __all__ = [
 ]
 
 
-class InvalidSchemaError(ValueError):
+class InvalidSchemaError(AxmConformanceError, ValueError):
     """The schema is not a valid JSON Schema 2020-12 document."""
 
 
-class UnsupportedSchemaError(ValueError):
+class UnsupportedSchemaError(AxmConformanceError, ValueError):
     """The schema is valid but uses a keyword whose inputs this module cannot generate correctly."""
 
 
-class UnsatisfiableSchemaError(ValueError):
+class UnsatisfiableSchemaError(AxmConformanceError, ValueError):
     """No JSON value satisfies the schema."""
 
 

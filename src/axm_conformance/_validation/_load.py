@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from axm_conformance._refs import LoadError, import_attribute
 from axm_conformance._validation._oracle import draft_of_metaschema
+from axm_conformance.errors import AxmConformanceError
 from axm_conformance.protocols import cause
 
 ValidatorFn = Callable[[Any, Any], Any]
@@ -79,7 +80,7 @@ def verdict(validator: ValidatorFn, data: Any, schema: Any) -> bool:
     )
 
 
-class Crashed(Exception):
+class Crashed(AxmConformanceError):
     """The validator's worker hung or died on a pair: the pair is errored, and not shrunk, as
     every try would cost the timeout."""
 

@@ -21,6 +21,7 @@ from typing import Any
 from axm_conformance._observation import ExceptionInfo, jsonable
 from axm_conformance._process.child._exceptions import exception_info
 from axm_conformance._process.child._toolstate import ToolState
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
 
@@ -31,7 +32,7 @@ _HOLD = 0.02
 _PERMIT_WAIT = 2.0
 
 
-class ProbeError(Exception):
+class ProbeError(AxmConformanceError):
     """The tool cannot be instrumented for a probe; the message says why."""
 
 

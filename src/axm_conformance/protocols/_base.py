@@ -28,6 +28,7 @@ from axm_conformance._observation import (
 )
 from axm_conformance._process.child._origin import OwnCode, own_code
 from axm_conformance._process.system._sandbox import Sandbox
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "CAPABILITIES",
@@ -61,11 +62,11 @@ Runner = Callable[[Coroutine[Any, Any, Any]], Any]
 Cleanups = list[Callable[[], Any]]
 
 
-class LoadError(Exception):
+class LoadError(AxmConformanceError):
     """A reference that cannot be loaded; the message is one line naming the reference."""
 
 
-class CallCrashed(Exception):
+class CallCrashed(AxmConformanceError):
     """What a protocol raises when the process serving a call died or broke its transport
     during the call: a crash of the tool, reported as the worker's own crashes are, not an
     exception it raised. The message says what happened; ``stderr_tail`` what that process

@@ -33,6 +33,7 @@ from importlib import metadata
 from typing import Any
 
 from axm_conformance._observation import CallableInfo, SubjectInfo
+from axm_conformance.errors import AxmConformanceError
 from axm_conformance.protocols._base import Missing, ToolProtocol, read
 
 __all__ = [
@@ -52,7 +53,7 @@ __all__ = [
 ENTRY_POINT_GROUP = "axm_conformance.protocols"
 
 
-class RegistryError(Exception):
+class RegistryError(AxmConformanceError):
     """A protocol entry point that cannot be used; the message names it."""
 
 

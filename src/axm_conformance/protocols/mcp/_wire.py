@@ -54,6 +54,7 @@ from axm_conformance._process.system._sandbox import (
     unseen,
 )
 from axm_conformance._process.system._tasks import TaskGroup
+from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "CURRENT",
@@ -93,7 +94,7 @@ _UNSUPPORTED_VERSION = -32022
 _METHOD_NOT_FOUND = -32601
 
 
-class WireError(Exception):
+class WireError(AxmConformanceError):
     """The server broke the transport: it died, hung, or wrote what is not a response."""
 
 
