@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from axm_conformance._disguise import error_form
-from axm_conformance._outcomes import LONE_SURROGATE
+from axm_conformance._outcomes import LONE_SURROGATE, Finding
 from axm_conformance._workdir import Change
 
 __all__ = [
     "CONTENT_BLOCKS",
-    "INVALID_PARAMS",
     "PROGRAMMING_ERRORS",
     "Alike",
     "Call",
@@ -84,11 +84,6 @@ class CallableInfo:
     parameters: tuple[ParameterInfo, ...] = ()
     takes_var_keyword: bool = False
     has_signature: bool = False
-
-
-# JSON-RPC's error for a request whose parameters are not what the method takes: the refusal of
-# an invalid input under the policy invalid="json-rpc".
-INVALID_PARAMS = -32602
 
 
 @dataclass(frozen=True)
@@ -179,35 +174,36 @@ class ResultModel:
 class Policy:
     """How a protocol's runtime treats what a call does: the severity rule, per protocol.
 
-    An exception that escapes a call on a valid input is, by ``exception``, against the
-    protocol ("result": it wants a failed result instead), its ordinary error path ("domain"),
-    or allowed only as one of the runtime's ``allowed_exceptions``, judged by its cause
-    ("wrapped"). An input that breaks the schema is answered, by ``invalid``, with a failed
-    result, by raising one of ``allowed_exceptions``, or refused by the caller before the tool
-    runs ("refuse"). ``exception_absorber`` names what turns an exception against the protocol
-    into an error the model sees, when something does; ``invalid_absorber`` what keeps an input
-    that breaks the schema from the tool. ``promises_determinism``: the protocol says the same
-    input gives the same result. ``strips_unknown_keys``: the runtime drops keys the callable
-    does not take before calling it. ``name_rule`` is the protocol's own rule for tool names (a
-    regex), where it has one: a name that breaks it fails, and one that keeps it but not the
-    portable pattern of the ``name_pattern`` setting is a warning. Where the description is
-    not ``description_required`` (the protocol's documents make it optional), a tool without
-    one is a warning. ``no_determinism`` says why the protocol's tools are not judged for
-    determinism at all ("" when they are). ``denial_exception`` names the exception a call
-    denied by a guard in front of the tool raises (axio's ``GuardError``), where the protocol
-    has guards. ``schema_adapters`` pairs a client profile or one of its rules
-    (``openai-strict``, ``openai-root-properties``) with what in the protocol's runtime keeps
-    the client from meeting it (a transformer that rewrites the schema, a mode it never sends):
-    what that profile or rule finds is then a note naming it. conformance/protocols.md documents
-    each setting and what it reads.
-
-    An invalid input answered "json-rpc" is answered with a failed result or the JSON-RPC error
-    "invalid params" (-32602).
+    An exception that escapes a call on a valid input is, by ``exception``, against the protocol
+    ("result": it wants a failed result instead), its ordinary error path ("domain"), or allowed
+    only as one of the runtime's ``allowed_exceptions``, judged by its cause ("wrapped"). An
+    input that breaks the schema is answered, by ``invalid``, with a failed result, by raising
+    one of ``allowed_exceptions``, or refused by the caller before the tool runs ("refuse"); a
+    protocol whose refusals follow rules of its own (MCP's JSON-RPC errors) judges the answer
+    itself with ``judge_invalid``, a module-level function (so that the policy stays picklable)
+    given the subject and the observation of the call, which yields the findings as a check
+    does. ``exception_absorber`` names what turns an exception against the protocol into an
+    error the model sees, when something does; ``invalid_absorber`` what keeps an input that
+    breaks the schema from the tool. ``promises_determinism``: the protocol says the same input
+    gives the same result. ``strips_unknown_keys``: the runtime drops keys the callable does not
+    take before calling it. ``name_rule`` is the protocol's own rule for tool names (a regex),
+    where it has one: a name that breaks it fails, and one that keeps it but not the portable
+    pattern of the ``name_pattern`` setting is a warning. Where the description is not
+    ``description_required`` (the protocol's documents make it optional), a tool without one is
+    a warning. ``no_determinism`` says why the protocol's tools are not judged for determinism
+    at all ("" when they are). ``denial_exception`` names the exception a call denied by a guard
+    in front of the tool raises (axio's ``GuardError``), where the protocol has guards.
+    ``schema_adapters`` pairs a client profile or one of its rules (``openai-strict``,
+    ``openai-root-properties``) with what in the protocol's runtime keeps the client from
+    meeting it (a transformer that rewrites the schema, a mode it never sends): what that
+    profile or rule finds is then a note naming it. conformance/protocols.md documents each
+    setting and what it reads.
     """
 
     exception: Literal["result", "domain", "wrapped"] = "result"
     allowed_exceptions: tuple[str, ...] = ()
-    invalid: Literal["result", "raise", "refuse", "json-rpc"] = "result"
+    invalid: Literal["result", "raise", "refuse"] = "result"
+    judge_invalid: Callable[[SubjectInfo, Observation], Iterator[str | Finding]] | None = None
     exception_absorber: str = ""
     invalid_absorber: str = ""
     promises_determinism: bool = False

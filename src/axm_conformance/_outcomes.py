@@ -22,6 +22,7 @@ __all__ = [
     "Status",
     "Verdict",
     "failure",
+    "listed",
     "not_run",
     "note",
     "verdict",
@@ -120,6 +121,16 @@ class Finding:
 
     def __str__(self) -> str:
         return self.text
+
+
+# How many items of a list a finding names before saying how many more there are.
+_SHOWN = 5
+
+
+def listed(items: list[str]) -> str:
+    """``items`` joined for a sentence: the first five, then how many more there are."""
+    shown = ", ".join(items[:_SHOWN])
+    return f"{shown} and {len(items) - _SHOWN} more" if len(items) > _SHOWN else shown
 
 
 def failure(text: str) -> Finding:

@@ -236,6 +236,17 @@ def test_mcp_is_a_plugin_no_module_outside_its_package_imports() -> None:
     assert ENTRY_POINTS["axm_conformance.checks"]["mcp"] == f"{MCP}._checks"
 
 
+def test_mcps_checks_are_written_with_the_public_check_interface_alone() -> None:
+    """MCP's checks import nothing of the kit but ``axm_conformance.checks`` and their own
+    package, as a third party's checks can."""
+    kit = {
+        other
+        for other in GRAPH[f"{MCP}._checks"]
+        if other.startswith("axm_conformance") and not other.startswith(MCP)
+    }
+    assert kit <= {"axm_conformance", "axm_conformance.checks"}
+
+
 def test_the_process_boundary_has_its_three_parts_and_the_system_part_stands_alone() -> None:
     """The operating system part (platform, process table, sweep, sandbox) serves both sides
     and imports neither."""

@@ -9,8 +9,7 @@ from typing import Any
 from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._observation import Call, Observation, SubjectInfo
-from axm_conformance._outcomes import Finding, warning
-from axm_conformance._process.child._filewatch import listed
+from axm_conformance._outcomes import Finding, listed, warning
 
 __all__: list[str] = []
 

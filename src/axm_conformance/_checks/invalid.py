@@ -4,22 +4,19 @@ Each input breaks the schema in exactly one known way (its mutation kind is in e
 AXM calls that cannot bind to ``execute`` are refused by the orchestrator and never judged. Where
 the protocol's runtime validates the arguments before the tool runs, every finding is a warning
 naming that validation; where it does not, a crash fails, and an exception that is not a crash is
-a warning where the runtime turns it into an error the model sees. Under a protocol whose
-refusals follow JSON-RPC (``Policy.invalid = "json-rpc"``), an input that breaks the schema is
-answered with an error result or the error "invalid params"; any other error response (an
-internal error, say) fails.
+a warning where the runtime turns it into an error the model sees. A protocol whose refusals
+follow rules of its own (MCP's JSON-RPC errors) judges them with its ``Policy.judge_invalid``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.results import is_programming_error, not_a_tool_result, provenance
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import INVALID
-from axm_conformance._observation import INVALID_PARAMS, Call, Observation, SubjectInfo
+from axm_conformance._observation import Call, Observation, SubjectInfo
 from axm_conformance._outcomes import Finding, warning
 
 __all__: list[str] = []
@@ -59,31 +56,8 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
             yield f"crashed on an invalid input, and refused it with: {cause.summary()}"
         return  # refused, as the protocol's runtime tells the model
     policy = subject.policy
-    if policy.invalid == "json-rpc":
-        result = observation.result
-        assert result is not None
-        # An answer that broke the wire (a stray line on stdout) breaks the client's session,
-        # whatever the answer.
-        yield from result.wire_errors
-        if result.type_name == subject.result.error_type:
-            error = result.fields.get("error")
-            code = error.get("code") if isinstance(error, dict) else None
-            if code != INVALID_PARAMS and subject.errors_refuse:
-                yield warning(
-                    f"answered an invalid input with the {result.type_name} "
-                    f"{json.dumps(error)[:300]}, not invalid params ({INVALID_PARAMS}); "
-                    f"{subject.errors_refuse}, and a client gives the model either as the "
-                    "tool's error"
-                )
-            elif code != INVALID_PARAMS:
-                yield (
-                    f"answered an invalid input with the {result.type_name} "
-                    f"{json.dumps(error)[:300]}: an input that breaks the schema is refused "
-                    "with an error result (isError: true) or the error invalid params "
-                    f"({INVALID_PARAMS})"
-                )
-        elif subject.result.succeeded(result):
-            yield warning("accepted an invalid input and reported success")
+    if policy.judge_invalid is not None:
+        yield from policy.judge_invalid(subject, observation)
         return
     if policy.invalid == "result":
         if exception is not None:

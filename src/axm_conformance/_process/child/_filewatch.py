@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from axm_conformance._outcomes import listed
 from axm_conformance._process.child._inotify import open_events
 from axm_conformance._process.system import _platform, _sandbox
 from axm_conformance._process.system._proctable import table
 
-__all__ = ["FileWatch", "listed", "project_roots"]
+__all__ = ["FileWatch", "project_roots"]
 
 # Directories never walked when watching the project: version control, virtual environments,
 # caches of tools that run next to the kit. Their own entry is still watched.
@@ -26,8 +27,6 @@ _UNWATCHED = frozenset(
 # A project larger than this many files and directories is not watched: a snapshot per call
 # would cost more than the calls.
 _WATCH_LIMIT = 3000
-# At most this many paths, names or processes are listed per side effect.
-_SHOWN = 5
 
 # Each path's (mtime, size, inode, is a directory, is walked into).
 PathFacts = dict[str, tuple[int, int, int, bool, bool]]
@@ -196,9 +195,3 @@ def _bytecode(path: str) -> bool:
 def _compiled(path: str) -> bool:
     """Bytecode, or a __pycache__ folder (what importing writes; other files in it count)."""
     return _bytecode(path) or os.path.basename(path) == "__pycache__"
-
-
-def listed(items: list[str]) -> str:
-    """``items`` joined for a sentence: the first five, then how many more there are."""
-    shown = ", ".join(items[:_SHOWN])
-    return f"{shown} and {len(items) - _SHOWN} more" if len(items) > _SHOWN else shown

@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from axm_conformance._observation import SideEffect
+from axm_conformance._outcomes import listed
 from axm_conformance._process.child._exceptions import type_name
-from axm_conformance._process.child._filewatch import listed
 from axm_conformance._process.child._lineage import LINEAGE
 from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system import _sandbox

@@ -18,13 +18,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from axm_conformance import Call, CheckContext, Finding, SubjectInfo, check, not_run, note, warning
-from axm_conformance._checks._registry import Found, first_few
-from axm_conformance._checks.schema import input_unusable
-from axm_conformance._observation import INVALID_PARAMS
-from axm_conformance._process.child._filewatch import listed
+from axm_conformance.checks import (
+    Call,
+    CheckContext,
+    Finding,
+    Found,
+    SubjectInfo,
+    check,
+    first_few,
+    input_unusable,
+    listed,
+    not_run,
+    note,
+    warning,
+)
 from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
-from axm_conformance.protocols.mcp._wire import CURRENT
+from axm_conformance.protocols.mcp._wire import CURRENT, INVALID_PARAMS
 
 __all__: list[str] = []
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._observation import INVALID_PARAMS, canonical_json
+from axm_conformance._observation import canonical_json
 from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.mcp._facts import ServerFacts
@@ -25,7 +25,14 @@ from axm_conformance.protocols.mcp._server import (
     server_env,
     start_allowance,
 )
-from axm_conformance.protocols.mcp._wire import CURRENT, Handshake, Session, WireError, connect
+from axm_conformance.protocols.mcp._wire import (
+    CURRENT,
+    INVALID_PARAMS,
+    Handshake,
+    Session,
+    WireError,
+    connect,
+)
 
 __all__ = ["probe"]
 

@@ -33,6 +33,7 @@ from axm_conformance.protocols._base import (
 )
 from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
 from axm_conformance.protocols.mcp._probe import probe
+from axm_conformance.protocols.mcp._refusals import judge_invalid
 from axm_conformance.protocols.mcp._server import (
     PREFIX,
     Answer,
@@ -72,7 +73,7 @@ class McpProtocol(ToolProtocol):
     # its process, so there is no exception rule.
     policy = Policy(
         exception="domain",
-        invalid="json-rpc",
+        judge_invalid=judge_invalid,
         name_rule=r"[A-Za-z0-9._-]{1,128}",
         description_required=False,
         no_determinism=(

@@ -58,6 +58,7 @@ from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "CURRENT",
+    "INVALID_PARAMS",
     "LEGACY",
     "VERSIONS",
     "CannotStart",
@@ -92,6 +93,9 @@ _META = "io.modelcontextprotocol/"
 # must then not fall back to initialize (2026-07-28, stdio: backward compatibility).
 _UNSUPPORTED_VERSION = -32022
 _METHOD_NOT_FOUND = -32601
+# JSON-RPC's error for a request whose parameters are not what the method takes: how a server
+# may refuse an input that breaks a tool's schema, and an unknown tool.
+INVALID_PARAMS = -32602
 
 
 class WireError(AxmConformanceError):
