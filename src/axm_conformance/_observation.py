@@ -227,7 +227,7 @@ class SubjectInfo:
 
     ``protocol`` is the name of the protocol it follows, ``protocol_title`` that name as its
     documents spell it, ``capabilities`` what the protocol offers (see
-    :data:`axm_conformance.protocols.CAPABILITIES`). ``call_style`` says how an input reaches
+    :func:`axm_conformance.protocols.capabilities`). ``call_style`` says how an input reaches
     the tool: "keywords" (each property a keyword argument), "dict" (the input object as one
     argument) or "none" (the tool cannot be called).
     """

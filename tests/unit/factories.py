@@ -23,7 +23,7 @@ from axm_conformance._observation import (
     canonical_json,
     jsonable,
 )
-from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols import capabilities
 from axm_conformance.protocols._axio_probes import GuardTrace, LimitTrace
 
 __all__ = [
@@ -88,7 +88,7 @@ def subject(**overrides: Any) -> SubjectInfo:
         "ref": "tools:WordCountTool",
         "protocol": "axm",
         "protocol_title": "AXM",
-        "capabilities": frozenset(CAPABILITIES),
+        "capabilities": frozenset(capabilities()),
         "variant": "",
         "name": "word_count",
         "name_type": "str",

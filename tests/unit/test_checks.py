@@ -31,7 +31,7 @@ from axm_conformance._observation import (
 from axm_conformance._outcomes import Finding, Severity, failure, not_run, note, warning
 from axm_conformance._settings import Settings
 from axm_conformance._workdir import Change
-from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols import capabilities
 from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
 from tests.unit.factories import (
     AXIO_POLICY,
@@ -1952,7 +1952,7 @@ def test_a_check_is_skipped_where_the_protocol_lacks_a_capability_it_requires(
 ) -> None:
     lacking = subject(
         protocol_title="Plain",
-        capabilities=frozenset(CAPABILITIES) - {capability},
+        capabilities=frozenset(capabilities()) - {capability},
         guards=1,
         concurrency=2,
         output_schema=COUNT_SCHEMA,
@@ -1960,7 +1960,7 @@ def test_a_check_is_skipped_where_the_protocol_lacks_a_capability_it_requires(
     )
     reason = CHECKS[check_id].skip_reason(lacking)
     assert reason == note(
-        f"the Plain protocol does not offer {CAPABILITIES[capability]} ({capability})"
+        f"the Plain protocol does not offer {capabilities()[capability]} ({capability})"
     )
 
 

@@ -19,7 +19,7 @@ from axm_conformance._outcomes import Evidence, Finding, Status, failure
 from axm_conformance._process.system import _sandbox
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
-from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols import capabilities
 from tests.unit.factories import subject
 
 LONG = "A" * 4_000 + "the end"
@@ -366,8 +366,8 @@ def test_a_failure_after_other_tools_shows_their_calls_first_and_makes_them_in_p
 def test_a_failure_after_other_tools_of_a_server_is_reproduced_through_the_worker() -> None:
     """A load_tool per tool of a server would start a server each: the calls before the
     failure would not reach its world."""
-    capabilities = frozenset(CAPABILITIES) - {"in-process"}
-    tool, outcome = failed_after_steps(protocol="mcp", capabilities=capabilities)
+    served = frozenset(capabilities()) - {"in-process"}
+    tool, outcome = failed_after_steps(protocol="mcp", capabilities=served)
     report = format_failure(tool, outcome, Settings(sandbox="off"))
     code = report.split("or in Python:\n")[1]
     assert "check_tool(" in code and "load_tool(" not in code

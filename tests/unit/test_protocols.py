@@ -28,12 +28,12 @@ from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._feeds import FEEDS
 from axm_conformance._refs import clean_up, load
 from axm_conformance.protocols import (
-    CAPABILITIES,
     ENTRY_POINT_GROUP,
     LoadError,
     RegistryError,
     ToolProtocol,
     _registry,
+    capabilities,
     detect,
     entry_point_groups,
     protocol_for,
@@ -269,12 +269,12 @@ OFFERED = {
 
 
 def test_each_capability_is_offered_by_the_protocols_whose_runtime_has_it() -> None:
-    assert set(OFFERED) == set(CAPABILITIES)
+    assert set(OFFERED) == set(capabilities())
     offered = {
         capability: {
             name for name, protocol in registered().items() if capability in protocol.capabilities
         }
-        for capability in CAPABILITIES
+        for capability in capabilities()
     }
     assert offered == OFFERED
 
@@ -615,7 +615,7 @@ def test_each_entry_point_group_implies_one_protocol() -> None:
 @pytest.mark.parametrize("name", list(registered()))
 def test_a_protocol_declares_what_the_kit_reads_from_it(name: str) -> None:
     protocol = registered()[name]
-    assert protocol.capabilities <= set(CAPABILITIES)
+    assert protocol.capabilities <= set(capabilities())
     assert "{input}" in protocol.call_snippet
     # A probe feed is offered exactly where the capability it judges is.
     wanted = {"guards", "crashing-guard"} if "guards" in protocol.capabilities else set()

@@ -8,10 +8,10 @@ import json
 
 from axm_conformance._engine._stateful import _named_input, _weight, carried
 from axm_conformance._observation import Observation
-from axm_conformance.protocols import CAPABILITIES
+from axm_conformance.protocols import capabilities
 from tests.unit.factories import result, returned, subject
 
-SERVER = frozenset(CAPABILITIES) - {"in-process"}
+SERVER = frozenset(capabilities()) - {"in-process"}
 
 
 def test_a_servers_tools_share_a_home_a_modules_tools_theirs_and_a_package_its_own() -> None:

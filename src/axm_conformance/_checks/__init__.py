@@ -16,7 +16,6 @@ from axm_conformance._checks import (
 from axm_conformance._checks._registry import (
     CHECKS,
     ENTRY_POINT_GROUP,
-    GROUPS,
     Check,
     CheckContext,
     check,
@@ -27,7 +26,6 @@ from axm_conformance._checks._registry import (
 __all__ = [
     "CHECKS",
     "ENTRY_POINT_GROUP",
-    "GROUPS",
     "Check",
     "CheckContext",
     "check",

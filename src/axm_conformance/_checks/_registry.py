@@ -28,12 +28,11 @@ from jsonschema.validators import validator_for
 from axm_conformance._feeds import FEEDS, VALID, Feed
 from axm_conformance._observation import Call, SubjectInfo, canonical_json
 from axm_conformance._outcomes import Finding, Severity, note
-from axm_conformance.protocols import CAPABILITIES, RegistryError
+from axm_conformance.protocols import RegistryError, capabilities, groups
 
 __all__ = [
     "CHECKS",
     "ENTRY_POINT_GROUP",
-    "GROUPS",
     "STATUSES",
     "Check",
     "CheckContext",
@@ -132,7 +131,7 @@ class Check:
             if not subject.offers(capability):
                 return note(
                     f"the {subject.protocol_title} protocol does not offer "
-                    f"{CAPABILITIES[capability]} ({capability})"
+                    f"{capabilities()[capability]} ({capability})"
                 )
         reason = self.applies(subject)
         return note(reason) if isinstance(reason, str) else reason
@@ -160,19 +159,6 @@ class Check:
 
 
 CHECKS: dict[str, Check] = {}
-# Checks run and are listed group by group, cheapest and most fundamental first.
-GROUPS = (
-    "server",
-    "structure",
-    "schema",
-    "clients",
-    "calls",
-    "results",
-    "behaviour",
-    "invalid",
-    "guards",
-    "concurrency",
-)
 
 
 def check(
@@ -192,19 +178,22 @@ def check(
 ) -> Callable[[Callable[..., Found]], Callable[..., Found]]:
     """Register a check under a stable ``id``; its docstring's first line is its title.
 
-    ``group`` is one of :data:`GROUPS` (checks run and are listed group by group). A check with
+    ``group`` is one of :func:`~axm_conformance.protocols.groups` (checks run and are listed
+    group by group: the groups protocols define, then the core's). A check with
     ``considers`` (statuses of :data:`STATUSES`) is called once per call of its ``feed`` (a name
     of :data:`~axm_conformance._feeds.FEEDS`, "valid" by default) as ``function(subject, call,
     context)``; one without, once per tool as ``function(subject, context)``. ``requires``
-    names capabilities of :data:`~axm_conformance.protocols.CAPABILITIES`. A registration that
+    names capabilities of :func:`~axm_conformance.protocols.capabilities` (the core's, and those
+    the protocols define). A registration that
     names anything unknown raises :class:`ValueError` saying what it knows.
     """
     chosen = FEEDS.get(feed) if isinstance(feed, str) else feed
+    known_groups, known_capabilities = groups(), capabilities()
     problems = [
         *([f"id {id!r} is registered twice"] if id in CHECKS else []),
         *(
-            [f"an unknown group {group!r} (known: {', '.join(GROUPS)})"]
-            if group not in GROUPS
+            [f"an unknown group {group!r} (known: {', '.join(known_groups)})"]
+            if group not in known_groups
             else []
         ),
         *[
@@ -214,9 +203,9 @@ def check(
         ],
         *([f"an unknown feed {feed!r} (known: {', '.join(FEEDS)})"] if chosen is None else []),
         *[
-            f"an unknown capability {capability!r} (known: {', '.join(CAPABILITIES)})"
+            f"an unknown capability {capability!r} (known: {', '.join(known_capabilities)})"
             for capability in requires
-            if capability not in CAPABILITIES
+            if capability not in known_capabilities
         ],
     ]
     if problems:
@@ -242,7 +231,8 @@ def check(
             revealed=revealed,
         )
         # Listed in group order whenever registered, stable within a group.
-        ordered = sorted(CHECKS.values(), key=lambda registered: GROUPS.index(registered.group))
+        order = groups()
+        ordered = sorted(CHECKS.values(), key=lambda registered: order.index(registered.group))
         CHECKS.clear()
         CHECKS.update((registered.id, registered) for registered in ordered)
         return function

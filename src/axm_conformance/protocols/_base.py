@@ -33,6 +33,7 @@ from axm_conformance.errors import AxmConformanceError
 __all__ = [
     "CAPABILITIES",
     "ENTRY_POINT_PREFIX",
+    "GROUPS",
     "CallCrashed",
     "Cleanups",
     "LoadError",
@@ -42,8 +43,10 @@ __all__ = [
     "Runner",
     "Target",
     "ToolProtocol",
+    "capabilities",
     "cause",
     "derives_from",
+    "groups",
     "is_async_callable",
     "no_determinism_in",
     "read",
@@ -183,14 +186,14 @@ def is_async_callable(function: Any) -> bool:
 
 
 # What a protocol may offer, and what a check that requires it then relies on. A check whose
-# capability the tool's protocol does not offer is skipped, saying so.
+# capability the tool's protocol does not offer is skipped, saying so. These are the core's; a
+# protocol defines its own in ToolProtocol.defines (see capabilities).
 CAPABILITIES: dict[str, str] = {
     "in-process": "a Python object called in the worker (its signature, its input, its source)",
     "python-exceptions": "errors that escape a call as Python exceptions",
     "description": "a description the model reads",
     "output-schema": "a declared output schema",
     "discovery-metadata": "discovery metadata (expose_directly, domain, tags, agent_hint)",
-    "json-rpc": "JSON-RPC messages, each validated against the protocol's official schema",
     "behaviour-hints": (
         "declared hints about its behaviour (read-only, destructive, idempotent, closed world), "
         "held to what a call changes in its working directory and to what it serves cut off "
@@ -226,6 +229,11 @@ class ToolProtocol:
     name: ClassVar[str]
     title: ClassVar[str]  # the name as the protocol's documents spell it
     capabilities: ClassVar[frozenset[str]] = frozenset()
+    # The capabilities this protocol defines beyond the core's CAPABILITIES, each with what a
+    # check that requires it relies on; and the check groups its own checks run in, before the
+    # core's (GROUPS): a protocol's checks of its transport come first.
+    defines: ClassVar[dict[str, str]] = {}
+    groups: ClassVar[tuple[str, ...]] = ()
     # Entry-point groups tools of this protocol are published in (``entry-point:GROUP[:NAME]``).
     entry_point_groups: ClassVar[tuple[str, ...]] = ()
     # The prefix of the references this protocol loads itself (``mcp:COMMAND``), with load_ref.
@@ -539,3 +547,47 @@ def _preview(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_preview(item) for item in value[:5])
     return repr(value)[:200]
+
+
+# Checks run and are listed group by group, cheapest and most fundamental first: these are the
+# core's, after the groups protocols define (see groups).
+GROUPS = (
+    "structure",
+    "schema",
+    "clients",
+    "calls",
+    "results",
+    "behaviour",
+    "invalid",
+    "guards",
+    "concurrency",
+)
+
+
+def _protocol_classes() -> list[type[ToolProtocol]]:
+    """Every protocol class defined so far, in the order they were defined."""
+    found: list[type[ToolProtocol]] = []
+    pending = [ToolProtocol]
+    while pending:
+        for subclass in pending.pop(0).__subclasses__():
+            if subclass not in found:
+                found.append(subclass)
+                pending.append(subclass)
+    return found
+
+
+def capabilities() -> dict[str, str]:
+    """Every capability a check may require: the core's and those the protocols defined so far
+    define, each with what a check that requires it relies on. A protocol's checks import its
+    package, which defines it, before they are registered."""
+    table = dict(CAPABILITIES)
+    for protocol in _protocol_classes():
+        table.update(protocol.defines)
+    return table
+
+
+def groups() -> tuple[str, ...]:
+    """Every check group in run order: those the protocols defined so far define, then the
+    core's."""
+    defined = [group for protocol in _protocol_classes() for group in protocol.groups]
+    return (*dict.fromkeys(defined), *GROUPS)

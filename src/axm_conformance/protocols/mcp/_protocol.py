@@ -59,6 +59,11 @@ class McpProtocol(ToolProtocol):
     capabilities = frozenset(
         {"description", "output-schema", "json-rpc", "behaviour-hints", "writes-traced"}
     )
+    defines = {
+        "json-rpc": "JSON-RPC messages, each validated against the protocol's official schema"
+    }
+    # The server as a whole is judged first: its tools are reached through it.
+    groups = ("server",)
     ref_prefix = PREFIX
     detection_order = 60
     result = ResultModel(
