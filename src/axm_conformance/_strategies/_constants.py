@@ -19,11 +19,9 @@ without local constants this does nothing.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Iterator
 from typing import Any
-
-from hypothesis.internal.conjecture import providers
-from hypothesis.internal.constants_ast import Constants
 
 __all__ = ["without_local_constants"]
 
@@ -31,20 +29,27 @@ __all__ = ["without_local_constants"]
 @contextlib.contextmanager
 def without_local_constants() -> Iterator[None]:
     """Within the block, Hypothesis draws no constant of a module of this process."""
+    try:
+        # Private modules of Hypothesis, only where it has local constants (6.131 on).
+        providers = importlib.import_module("hypothesis.internal.conjecture.providers")
+        constants = importlib.import_module("hypothesis.internal.constants_ast")
+    except ImportError:
+        yield
+        return
     found = getattr(providers, "_get_local_constants", None)
     cache = getattr(providers, "CONSTANTS_CACHE", None)
     if found is None or cache is None:
         yield
         return
-    empty = Constants()
+    empty = constants.Constants()
 
     def none_local() -> Any:
         return empty
 
-    providers._get_local_constants = none_local
+    setattr(providers, "_get_local_constants", none_local)  # noqa: B010 - a module's private name
     cache.cache.clear()
     try:
         yield
     finally:
-        providers._get_local_constants = found
+        setattr(providers, "_get_local_constants", found)  # noqa: B010
         cache.cache.clear()
