@@ -13,7 +13,9 @@ from hypothesis.database import InMemoryExampleDatabase
 
 from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _stateful, certify
+from axm_conformance._engine._session import crash_detail
 from axm_conformance._observation import Observation, SubjectInfo
+from axm_conformance._process.parent._worker import Crash
 from axm_conformance._settings import Settings
 from tests.unit.factories import exception, raised, subject
 from tests.unit.fake_caller import FakeCaller, refused, served
@@ -418,3 +420,19 @@ def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judg
     assert report.calls["not_judged"] >= 1 and "flaky" not in report.calls
     (term,) = [line for line in call_terms([{"calls": report.calls}]) if "not judged:" in line]
     assert "blamed on that call (state-stays-usable)" in term
+
+
+@pytest.mark.parametrize(
+    ("timeout", "said"),
+    [
+        (1.0, "did not return within 1 s (--axm-timeout)"),
+        (10.0, "did not return within 10 s (this probe is given 10 times --axm-timeout)"),
+    ],
+)
+def test_a_call_that_hung_is_said_to_have_had_the_time_it_was_given(
+    timeout: float, said: str
+) -> None:
+    """A probe's feed gives its calls a multiple of --axm-timeout (the concurrency probe ten
+    times): the report names the time the call had, not the run's."""
+    detail = crash_detail(Crash("timeout", "killed"), timeout, run_timeout=1.0)
+    assert detail == f"the call {said}; the process running it was killed"

@@ -50,7 +50,7 @@ from axm_conformance._strategies import (
 )
 from axm_conformance.protocols import protocol_named
 
-__all__ = ["CALL_KINDS", "Progress"]
+__all__ = ["CALL_KINDS", "Progress", "crash_detail"]
 
 # What became of the valid calls a tool was judged on: made, served (a success that is not an
 # error in disguise), refused (a failed result, an error in disguise, a refusal raised on
@@ -88,6 +88,29 @@ class _Held:
 
 def _shape(text: str) -> str:
     return re.sub(r"\d+", "#", text)
+
+
+def crash_detail(crash: Crash, timeout: float, run_timeout: float) -> str:
+    """What a crash means for the tool, in its terms rather than the worker's: a call given
+    ``timeout`` seconds, where the run's --axm-timeout is ``run_timeout`` (a probe's feed may
+    give more)."""
+    if crash.kind == "timeout":
+        given = (
+            "--axm-timeout"
+            if timeout == run_timeout
+            else f"this probe is given {timeout / run_timeout:g} times --axm-timeout"
+        )
+        return (
+            f"the call did not return within {timeout:g} s ({given}); the process running it "
+            "was killed"
+        )
+    if crash.kind == "exited":
+        return f"the process running the tool exited with status {crash.exit_code}"
+    if crash.kind == "signalled":
+        return f"the process running the tool was killed by {crash.signal_name}"
+    if crash.kind == "memory":
+        return f"the process running the tool ran out of memory: {crash.detail}"
+    return crash.detail
 
 
 @dataclass
@@ -259,25 +282,10 @@ class _Session:
         observation = Observation(
             status="crashed",
             crash_kind=outcome.crash.kind,
-            crash_detail=self.crash_detail(outcome.crash),
+            crash_detail=crash_detail(outcome.crash, timeout, self.settings.timeout),
             stderr_tail=outcome.crash.stderr_tail,
         )
         return observation, None
-
-    def crash_detail(self, crash: Crash) -> str:
-        """What a crash means for the tool, in its terms rather than the worker's."""
-        if crash.kind == "timeout":
-            return (
-                f"the call did not return within {self.settings.timeout:g} s "
-                "(--axm-timeout); the process running it was killed"
-            )
-        if crash.kind == "exited":
-            return f"the process running the tool exited with status {crash.exit_code}"
-        if crash.kind == "signalled":
-            return f"the process running the tool was killed by {crash.signal_name}"
-        if crash.kind == "memory":
-            return f"the process running the tool ran out of memory: {crash.detail}"
-        return crash.detail
 
     def judge(
         self,
