@@ -419,7 +419,7 @@ def test_without_the_flag_the_plugin_does_nothing_and_imports_nothing(
             "    kit = {name for name in sys.modules if name.startswith('axm_')}\n"
             "    # The table of options, which the plugin declares, and how it reads a switch.\n"
             "    assert kit <= {'axm_conformance', 'axm_conformance._version',\n"
-            "                   'axm_conformance._options',\n"
+            "                   'axm_conformance._options', 'axm_conformance.errors',\n"
             "                   'axm_conformance._pytest_shared'}, kit\n"
         )
     )
