@@ -38,7 +38,6 @@ from axm_conformance._certificate import (
 )
 from axm_conformance._checks import CHECKS, Check, checks_for, load_check_plugins
 from axm_conformance._clients import portability, portability_table
-from axm_conformance._failure import format_failure
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Status
@@ -731,11 +730,12 @@ class ConformanceItem(KitItem):
             )
         if outcome.status.unjudged:
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
+        # The record formatted the failure or warning once, for the certificate too.
+        failure = self.axm_record["check"]["failure"]
         if outcome.status.failing:
-            raise CheckFailed(format_failure(report, outcome, self.plugin.settings))
+            raise CheckFailed(failure["report"])
         if outcome.status is Status.WARNING:
-            text = format_failure(report, outcome, self.plugin.settings)
-            warnings.warn(ConformanceWarning(text), stacklevel=1)
+            warnings.warn(ConformanceWarning(failure["report"]), stacklevel=1)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.key}::{self.check.id}"

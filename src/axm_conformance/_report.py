@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._certificate import certificate, item_record
 from axm_conformance._checks import checks_for
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Evidence, Finding, Status, Verdict, verdict
@@ -117,12 +116,3 @@ class Report:
     @property
     def certified(self) -> bool:
         return all(tool.certified for tool in self.tools)
-
-    def certificate(self) -> dict[str, Any]:
-        """The JSON certificate of this report (see ``certificate.schema.json``)."""
-        records = [
-            item_record(tool, outcome, self.settings)
-            for tool in self.tools
-            for outcome in tool.outcomes
-        ]
-        return certificate(records, self.settings, self.seed)
