@@ -45,7 +45,7 @@ __all__ = [
 SCHEMA_PATH = Path(__file__).parent / "data" / "certificate.schema.json"
 FORMAT = "axm-conformance certificate 2"
 # The version of one (tool, check) record; a record of another version is not assembled.
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 
 
 class RecordError(AxmConformanceError, ValueError):
@@ -74,7 +74,11 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
     if outcome.status.failing or outcome.status is Status.WARNING:
         failure = {
             "summary": messages[0] if messages else "",
-            "messages": messages,
+            # Each finding with its severity, as typed data: what fails and what only warns.
+            "findings": [
+                {"text": finding.text, "severity": finding.severity.value}
+                for finding in outcome.findings
+            ],
             "input": outcome.input if outcome.has_input else None,
             "input_label": outcome.input_label,
             "before": [

@@ -81,7 +81,7 @@ class Run:
 
     def failed(self, name: str) -> dict[str, str]:
         return {
-            check["id"]: " / ".join(check["failure"]["messages"])
+            check["id"]: " / ".join(found["text"] for found in check["failure"]["findings"])
             if check.get("failure")
             else check.get("reason", "")
             for check in self.tool(name)["checks"]

@@ -15,7 +15,7 @@ from axm_conformance._certificate import RecordError, certificate, item_record, 
 from axm_conformance._failure import elided, format_failure, stderr_tail
 from axm_conformance._observation import jsonable
 from axm_conformance._options import OPTIONS
-from axm_conformance._outcomes import Evidence, Finding, Status, failure
+from axm_conformance._outcomes import Evidence, Finding, Status, failure, warning
 from axm_conformance._process.system import _sandbox
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings
@@ -90,7 +90,7 @@ def test_the_certificate_keeps_the_whole_value() -> None:
     tool, outcome = failed_on_a_long_input()
     failure = item_record(tool, outcome, Settings())["check"]["failure"]
     assert failure["input"] == {"text": LONG}
-    assert failure["messages"] == [f"raised ValueError: {LONG}"]
+    assert failure["findings"] == [{"text": f"raised ValueError: {LONG}", "severity": "failure"}]
 
 
 @pytest.mark.parametrize(
@@ -396,3 +396,13 @@ def test_a_result_holding_a_lone_surrogate_is_not_strict_json() -> None:
         "$.text: holds the lone UTF-16 surrogate '\\ud83d', which is no Unicode text: UTF-8 "
         "encoders and pydantic's str refuse it"
     ]
+
+
+def test_the_certificate_keeps_each_findings_severity() -> None:
+    """What fails and what only warns is data in the certificate, not words to read back."""
+    tool, outcome = failed_on_a_long_input()
+    mixed = dataclasses.replace(
+        outcome, findings=(*outcome.findings, warning("also this, a warning"))
+    )
+    failure = item_record(tool, mixed, Settings())["check"]["failure"]
+    assert [found["severity"] for found in failure["findings"]] == ["failure", "warning"]
