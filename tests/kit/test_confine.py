@@ -6,6 +6,7 @@ Skipped where no sandbox can be built; ``.ci/run`` installs bubblewrap.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -155,11 +156,16 @@ def test_nothing_a_worker_started_outlives_it(server: ForkServer) -> None:
 
     with Worker(config(server)) as worker:
         worker.call(f"{T}:start_daemon", marker)
-        assert len(sleepers()) == 1
+        running = sleepers()
+        assert len(running) == 1, f"the daemon runs as {running} once started"
     deadline = time.monotonic() + 5
     while sleepers() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert sleepers() == []
+    left = []
+    for process in sleepers():
+        with contextlib.suppress(psutil.NoSuchProcess):  # gone at last, as it should be
+            left.append((process.pid, process.ppid(), process.status()))
+    assert left == [], "(pid, parent, status) of the daemon 5 s after its worker stopped"
 
 
 def test_a_worker_that_needs_the_network_is_spawned_in_a_sandbox_of_its_own(
