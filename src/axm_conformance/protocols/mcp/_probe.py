@@ -100,8 +100,7 @@ def probe(server: McpServer) -> ServerFacts:
     how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
     memo = StartMemo(server.command, server.options)
-    known, slowest = memo.recall()
-    session = _own_session(server, slowest)
+    session = _own_session(server, memo.recall()[1])
     try:
         session.start()
     except WireError as exc:
@@ -115,9 +114,9 @@ def probe(server: McpServer) -> ServerFacts:
     tools: list[dict[str, Any]] = []
     at_handshake: set[int] = set()
     try:
-        # A server whose tools were listed first is not probed again (see connect): one that
-        # ignores the probe costs its timeout once a run.
-        handshake = connect(session, known=known)
+        # Probed afresh whatever the run knows of it: the server checks judge what this very
+        # exchange carried (stray lines, messages that break the schema), not only its outcome.
+        handshake = connect(session)
         seconds = time.monotonic() - started
         memo.remember(handshake, seconds)
         at_handshake = set(_started_since(before))
