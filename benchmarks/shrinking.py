@@ -39,7 +39,7 @@ def fresh_search(session: Any, run: Any) -> None:
     failure replaced when what it found is no larger."""
     feed = run.check.feed
     deadline = time.monotonic() + _shrinking._SHRINK_BUDGET
-    severe = _engine._severe(run.failure[1])
+    severe = _engine.any_severe(run.failure[1])
     found: list[Any] = []
     tried: dict[str, Any] = {repr(run.failure[0].input): run.failure}
 
@@ -54,7 +54,7 @@ def fresh_search(session: Any, run: Any) -> None:
                 value, label, feed=feed, repeat=run.check.repeats, vary=run.check.varies
             )
             violations = session.violations(run.check, call)
-            matches = bool(violations) and (_engine._severe(violations) or not severe)
+            matches = bool(violations) and (_engine.any_severe(violations) or not severe)
             tried[key] = (call, violations) if matches else None
         if tried[key] is not None:
             found.append(tried[key])

@@ -22,7 +22,7 @@ import pytest
 
 import zoo_plain
 from axm_conformance._checks import CHECKS, Check, CheckContext
-from axm_conformance._engine._session import _MAX_CRASHES
+from axm_conformance._engine._state import MAX_CRASHES
 from axm_conformance.protocols import protocol_for, registered
 
 CONTRACT = Path(__file__).resolve().parents[2] / "conformance"
@@ -295,9 +295,9 @@ def test_the_documented_crash_limit_is_the_engines() -> None:
     for page in (INDEX, page_of("calls")):
         numbers = stated.findall(" ".join(page.read_text(encoding="utf-8").split()))
         assert numbers, f"{rel(page)} no longer says after how many hung calls the kit stops"
-        assert set(numbers) == {str(_MAX_CRASHES)}, (
+        assert set(numbers) == {str(MAX_CRASHES)}, (
             f"{rel(page)} says the kit stops after {' and '.join(sorted(set(numbers)))} hung "
-            f"calls; the engine stops after {_MAX_CRASHES} (_MAX_CRASHES)"
+            f"calls; the engine stops after {MAX_CRASHES} (MAX_CRASHES)"
         )
 
 

@@ -351,14 +351,14 @@ def test_shrinking_a_hang_calls_no_input_twice(monkeypatch: pytest.MonkeyPatch) 
     from axm_conformance._engine import _session as _engine
 
     calls: list[tuple[str, str]] = []
-    call = _engine._Session.call
+    call = _engine.Session.call
 
     def counted(self: Any, value: Any, label: str, **options: Any) -> Any:
         made = call(self, value, label, **options)
         calls.append((repr(value), made.observation.crash_kind or ""))
         return made
 
-    monkeypatch.setattr(_engine._Session, "call", counted)
+    monkeypatch.setattr(_engine.Session, "call", counted)
     report = check_tool("zoo_axm:CollatzStepsTool", timeout=0.5, examples=10, seed=3)
     (tool,) = report.tools
     assert tool.outcome("call-completes").status == "failed"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis.database import InMemoryExampleDatabase
 
 from axm_conformance._certificate import call_terms, calls_said
-from axm_conformance._engine import _stateful, certify
-from axm_conformance._engine._session import crash_detail
+from axm_conformance._engine import _world, certify
+from axm_conformance._engine._state import crash_detail
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._process.parent._worker import Crash
 from axm_conformance._settings import Settings
@@ -27,7 +27,7 @@ SETTINGS = Settings(examples=10, sandbox="off")
 def no_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine's pauses (a reading confirmed over one, a refusal made again after one) take
     no time here."""
-    monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(_world.time, "sleep", lambda seconds: None)
 
 
 @pytest.fixture(autouse=True)
@@ -281,7 +281,7 @@ def test_a_reader_whose_clock_ticked_between_two_readings_accuses_no_one(
     changes by itself: an idempotent tool is not accused."""
     clock = [0]
     reads: list[int] = []
-    monkeypatch.setattr(_stateful.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + 1))
+    monkeypatch.setattr(_world.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + 1))
 
     def reader(value: Any) -> Observation:
         reads.append(1)

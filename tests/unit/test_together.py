@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from axm_conformance._engine._stateful import _named_input, _weight, carried
+from axm_conformance._engine._home import weight
+from axm_conformance._engine._stateful import _named_input, carried
 from axm_conformance._observation import Observation
 from axm_conformance.protocols import capabilities
 from tests.unit.factories import result, returned, subject
@@ -79,7 +80,7 @@ def test_a_tool_that_may_change_the_world_and_shares_names_prepares_more_often()
         input_schema={"type": "object", "properties": {}},
         annotations={"readOnlyHint": True},
     )
-    assert _weight(creator, getter) > _weight(subject(), getter) > _weight(lister, getter)
+    assert weight(creator, getter) > weight(subject(), getter) > weight(lister, getter)
 
 
 def test_a_lister_named_after_a_property_prepares_a_lookup_of_it() -> None:
@@ -93,5 +94,5 @@ def test_a_lister_named_after_a_property_prepares_a_lookup_of_it() -> None:
         annotations={"readOnlyHint": True},
     )
     unrelated = dataclasses.replace(lister, name="list_users")
-    assert _weight(lister, lookup) > _weight(unrelated, lookup)
-    assert _weight(dataclasses.replace(lister, name="ListTerms"), lookup) == _weight(lister, lookup)
+    assert weight(lister, lookup) > weight(unrelated, lookup)
+    assert weight(dataclasses.replace(lister, name="ListTerms"), lookup) == weight(lister, lookup)

@@ -10,6 +10,6 @@ probes (``_probes``); shrinking and confirmation (``_shrinking``); the verdict (
 
 from axm_conformance._engine._certify import certify
 from axm_conformance._engine._hints import hints_for
-from axm_conformance._engine._session import CALL_KINDS, Progress
+from axm_conformance._engine._state import CALL_KINDS, Progress
 
 __all__ = ["CALL_KINDS", "Progress", "certify", "hints_for"]

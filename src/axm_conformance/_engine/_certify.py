@@ -24,12 +24,14 @@ import hypothesis
 from axm_conformance._checks import Check, CheckContext, checks_for
 from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._hints import hints_for
+from axm_conformance._engine._home import Together
 from axm_conformance._engine._inputs import explore, judge_example, judge_mutation, replay, save
 from axm_conformance._engine._probes import offline, probe
-from axm_conformance._engine._runs import _charge, _NotRunnable, _Run, _Stop
-from axm_conformance._engine._session import CALL_KINDS, Progress, _Session
+from axm_conformance._engine._runs import NotRunnable, Run, Stop, charge
+from axm_conformance._engine._session import Session
 from axm_conformance._engine._shrinking import confirm, reproduce, shrink
-from axm_conformance._engine._stateful import Together, explore_together
+from axm_conformance._engine._state import CALL_KINDS, Progress
+from axm_conformance._engine._stateful import explore_together
 from axm_conformance._engine._varying import vary_refused
 from axm_conformance._engine._verdict import outcome_of, status_of
 from axm_conformance._feeds import (
@@ -157,7 +159,7 @@ def _fuzz(
     """The outcomes of the per-call checks, and what became of the valid calls (CALL_KINDS;
     with ``backoffs`` and ``paused`` seconds when the server's pacing made the kit back off)."""
     started = time.perf_counter()
-    runs = [_Run(check) for check in checks]
+    runs = [Run(check) for check in checks]
     worker, online = callers
     # The worker is closed whatever happens, also when the tool turns out not to be callable.
     with contextlib.closing(worker):
@@ -173,19 +175,19 @@ def _fuzz(
                 drawn = generated_inputs(schema, hints)
                 placed = hinted_inputs(schema, hints, settings.examples)
             except ValueError as exc:
-                raise _NotRunnable(
+                raise NotRunnable(
                     f"no valid input can be generated from the input schema: {exc}"
                 ) from None
             if subject.call_style == "dict":
                 mutations = [*mutations, *_not_objects()]
             discarded_before = discarded_count(schema)
-            session = _Session(subject, runs, context, worker, settings, invalid, drawn)
+            session = Session(subject, runs, context, worker, settings, invalid, drawn)
             session.online = online
             session.progress = progress
-            session.together = Together.of(session)
+            session.together = Together.of(subject, context.subjects, settings)
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
-            with contextlib.suppress(_Stop):
+            with contextlib.suppress(Stop):
                 session.phase = "valid inputs"
                 try:
                     replay(session, VALID)
@@ -208,7 +210,7 @@ def _fuzz(
                 vary_refused(session)
             session.finish(VALID)
             session.discarded = discarded_count(schema) - discarded_before
-            with contextlib.suppress(_Stop):
+            with contextlib.suppress(Stop):
                 session.phase = "invalid inputs"
                 replay(session, INVALID)
                 for mutation in mutations:
@@ -231,9 +233,9 @@ def _fuzz(
                         if run.failure is not None:
                             confirm(session, run)
                     save(session, run)
-                    _charge([run], shrinking)
+                    charge([run], shrinking)
             session.refusals_alike()
-        except _NotRunnable as exc:
+        except NotRunnable as exc:
             message = not_run(f"not run: {exc}")
             _share_the_rest(runs, time.perf_counter() - started)
             outcomes = {
@@ -252,7 +254,7 @@ def _fuzz(
     return outcomes, calls
 
 
-def _share_the_rest(runs: list[_Run], total: float) -> None:
+def _share_the_rest(runs: list[Run], total: float) -> None:
     """Share the tool's time that no call or shrinking accounts for (its worker's start, drawing
     the inputs) in proportion to what each check spent, so that the checks' times add up to the
     tool's."""

@@ -7,35 +7,33 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 
 from axm_conformance._checks import Check
-from axm_conformance._engine._runs import _Run, _Stop
-from axm_conformance._engine._stateful import make_steps
+from axm_conformance._engine._runs import Run, Stop
+from axm_conformance._engine._session import Session
+from axm_conformance._engine._world import make_steps
 from axm_conformance._feeds import INVALID, VALID, Feed
 from axm_conformance._observation import Step, SubjectInfo
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import Example, Mutation
 
-if TYPE_CHECKING:
-    from axm_conformance._engine._session import _Session
-
 __all__ = ["explore", "judge_example", "judge_mutation", "replay", "save"]
 
 
-def judge_example(session: _Session, example: Example, label: str) -> None:
+def judge_example(session: Session, example: Example, label: str) -> None:
     session.judge(example.value, label, source=example.source)
 
 
-def judge_mutation(session: _Session, mutation: Mutation) -> None:
+def judge_mutation(session: Session, mutation: Mutation) -> None:
     label = _mutation_label(mutation)
     session.judge(mutation.value, label, feed=INVALID, source=mutation.source)
 
 
-def explore(session: _Session, seed: int, *, feed: Feed) -> None:
+def explore(session: Session, seed: int, *, feed: Feed) -> None:
     """Judge the inputs Hypothesis generates, valid ones or one-mistake mutations."""
     if not session.feeds(feed):
         return
@@ -58,11 +56,11 @@ def explore(session: _Session, seed: int, *, feed: Feed) -> None:
         else:
             judge_example(session, case, "")
 
-    with contextlib.suppress(_Stop):
+    with contextlib.suppress(Stop):
         generated()
 
 
-def replay(session: _Session, feed: Feed) -> None:
+def replay(session: Session, feed: Feed) -> None:
     """Judge first the failing inputs that earlier runs saved in the example database.
 
     An entry is dropped when the schema no longer classes its input as this feed's (valid,
@@ -93,7 +91,7 @@ def replay(session: _Session, feed: Feed) -> None:
                 session.database.delete(key, entry)
 
 
-def _prepared(session: _Session, before: tuple[Step, ...]) -> bool:
+def _prepared(session: Session, before: tuple[Step, ...]) -> bool:
     """Make the steps of a saved failure again: whether they could be (their tools are
     still beside the tool, and none crashed)."""
     together = session.together
@@ -105,7 +103,7 @@ def _prepared(session: _Session, before: tuple[Step, ...]) -> bool:
     return make_steps(session, before)
 
 
-def save(session: _Session, run: _Run) -> None:
+def save(session: Session, run: Run) -> None:
     """Keep a failure's (minimal) input in the example database, to be replayed first by the
     next run, whatever its seed."""
     if session.database is None or run.failure is None:

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from axm_conformance._engine._runs import _Stop
-from axm_conformance._engine._session import _Session
+from axm_conformance._engine._runs import Stop
+from axm_conformance._engine._session import Session
 from axm_conformance._feeds import (
     CONCURRENCY,
     CRASHING_GUARD,
@@ -55,30 +55,30 @@ ADVERSARIAL_STRINGS = (
 )
 
 
-def probe(session: _Session, examples: list[Any], mutations: list[Mutation]) -> None:
+def probe(session: Session, examples: list[Any], mutations: list[Mutation]) -> None:
     """Feed the guard and concurrency probes their inputs."""
     objects = [example for example in examples if isinstance(example, dict)]
     if not objects:
         session.finish(GUARDS, CRASHING_GUARD, CONCURRENCY)
         return
-    with contextlib.suppress(_Stop):
+    with contextlib.suppress(Stop):
         # Making the cases takes a validation each: only when a check judges them.
         for value, label in _adversarial(session, objects) if session.feeds(GUARDS) else ():
             session.judge(value, label, feed=GUARDS)
     session.finish(GUARDS)
-    with contextlib.suppress(_Stop):
+    with contextlib.suppress(Stop):
         for value in objects[:_CRASHING_GUARD_CALLS]:
             label = "a copy of the tool with a crashing guard first"
             session.judge(value, label, feed=CRASHING_GUARD)
     session.finish(CRASHING_GUARD)
     refused = next((m.value for m in mutations if isinstance(m.value, dict)), None)
-    with contextlib.suppress(_Stop):
+    with contextlib.suppress(Stop):
         label = "concurrent calls with a slowed handler"
         session.judge((objects[0], refused), label, feed=CONCURRENCY)
     session.finish(CONCURRENCY)
 
 
-def _served_online(session: _Session) -> None:
+def _served_online(session: Session) -> None:
     """In a sandbox a tool that declares a closed world is cut off from the network for every
     call, so no second server is needed to see it served so: instead the valid inputs it refused
     are sent again to a worker of its own that reaches the network (only when there are any),
@@ -93,11 +93,11 @@ def _served_online(session: _Session) -> None:
         session.subject, dataclasses.replace(session.settings, network=("*",))
     )
     try:
-        with contextlib.suppress(_Stop):
+        with contextlib.suppress(Stop):
             for call in refused:
                 if time.monotonic() > session.deadline:
                     session.exhausted = True
-                    raise _Stop
+                    raise Stop
                 online = session.observe(call.input, VALID)[0]
                 if session.subject.result.served(online):
                     label = "an input it refused cut off from the network, which it serves with it"
@@ -109,7 +109,7 @@ def _served_online(session: _Session) -> None:
         session.worker = main
 
 
-def offline(session: _Session, examples: list[Any]) -> None:
+def offline(session: Session, examples: list[Any]) -> None:
     """Send the last few valid inputs the tool served again, cut off from the network; when no
     check made valid calls, the boundary examples it serves."""
     if not session.feeds(OFFLINE):
@@ -118,7 +118,7 @@ def offline(session: _Session, examples: list[Any]) -> None:
     if settings.contained and not settings.reaches_network(subject.name, subject.needs_network):
         _served_online(session)
         return
-    with contextlib.suppress(_Stop):
+    with contextlib.suppress(Stop):
         for example in examples if not session.feeds(VALID) else ():
             if len(session.served.latest) >= _OFFLINE_CALLS:
                 break
@@ -129,7 +129,7 @@ def offline(session: _Session, examples: list[Any]) -> None:
     session.finish(OFFLINE)
 
 
-def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]:
+def _adversarial(session: Session, objects: list[Any]) -> list[tuple[Any, str]]:
     """Valid inputs with hostile strings put into their string properties, still schema-valid."""
     hostile = _substituted(
         session, objects[:1], ADVERSARIAL_STRINGS, lambda _, name: f"adversarial string in {name!r}"
@@ -138,7 +138,7 @@ def _adversarial(session: _Session, objects: list[Any]) -> list[tuple[Any, str]]
 
 
 def _substituted(
-    session: _Session, bases: list[Any], texts: Iterable[str], label: Callable[[str, str], str]
+    session: Session, bases: list[Any], texts: Iterable[str], label: Callable[[str, str], str]
 ) -> list[tuple[Any, str]]:
     """Each of ``bases`` with each text put into each of its properties, where still valid."""
     validator = session.context.validator(session.subject.input_schema)

@@ -10,19 +10,19 @@ from axm_conformance._checks import Check
 from axm_conformance._observation import Call
 from axm_conformance._outcomes import Finding
 
-__all__ = ["_NotRunnable", "_Run", "_Stop", "_charge", "_severe"]
+__all__ = ["NotRunnable", "Run", "Stop", "any_severe", "charge"]
 
 
-class _NotRunnable(Exception):
+class NotRunnable(Exception):
     """The tool cannot be called at all (its schema gives no inputs, or it does not load)."""
 
 
-class _Stop(Exception):
+class Stop(Exception):
     """Ends a Hypothesis run early without it counting as a failure of anything."""
 
 
 @dataclass
-class _Run:
+class Run:
     """One per-call check's tally over the shared calls."""
 
     check: Check
@@ -36,12 +36,12 @@ class _Run:
     seconds: float = 0.0
 
 
-def _severe(violations: tuple[Finding, ...]) -> bool:
+def any_severe(violations: tuple[Finding, ...]) -> bool:
     """Whether a finding fails a run whatever its settings (not only a warning)."""
     return any(violation.severe for violation in violations)
 
 
-def _charge(runs: list[_Run], started: float) -> None:
+def charge(runs: list[Run], started: float) -> None:
     """Share the time since ``started`` (time.perf_counter) among ``runs``."""
     share = (time.perf_counter() - started) / len(runs)
     for run in runs:

@@ -9,10 +9,11 @@ import dataclasses
 import time
 from typing import Any
 
-from axm_conformance._engine._runs import _Run, _severe
-from axm_conformance._engine._session import _MAX_CRASHES, _PAUSES, _Session
-from axm_conformance._engine._stateful import make_steps
+from axm_conformance._engine._runs import Run, any_severe
+from axm_conformance._engine._session import PAUSES, Session
+from axm_conformance._engine._state import MAX_CRASHES
 from axm_conformance._engine._verdict import what_happened
+from axm_conformance._engine._world import breaks, make_steps
 from axm_conformance._feeds import (
     INVALID,
     VALID,
@@ -35,7 +36,7 @@ __all__ = ["blame", "confirm", "reproduce", "shrink"]
 _SHRINK_BUDGET = 15.0
 
 
-def reproduce(session: _Session, run: _Run, found: tuple[Call, tuple[Finding, ...]]) -> None:
+def reproduce(session: Session, run: Run, found: tuple[Call, tuple[Finding, ...]]) -> None:
     """Reproduce the run's failure (see _made_again); when the input shrunk from the one
     found does not fail again, the input found, as it was found: shrunk in the world the calls
     before it left, an input may fail only there, where the one found fails after them too."""
@@ -51,7 +52,7 @@ def reproduce(session: _Session, run: _Run, found: tuple[Call, tuple[Finding, ..
         del run.notes[notes + 1 :]
 
 
-def _made_again(session: _Session, run: _Run) -> None:
+def _made_again(session: Session, run: Run) -> None:
     """Make a failure's call again in a fresh worker (a fresh server, its working directory as
     first given), as its reproduction will, and blame it on the calls it needs.
 
@@ -72,7 +73,7 @@ def _made_again(session: _Session, run: _Run) -> None:
     refusal = observation.result is not None and not session.subject.result.served(observation)
     session.restart()
     if refusal:
-        time.sleep(_PAUSES[0])
+        time.sleep(PAUSES[0])
     alone = call_again(session, run, call.before)
     if alone is None:
         blame(session, run)
@@ -113,7 +114,7 @@ def _made_again(session: _Session, run: _Run) -> None:
     )
 
 
-def _passes(session: _Session, run: _Run, earlier: tuple[Step, ...]) -> bool:
+def _passes(session: Session, run: Run, earlier: tuple[Step, ...]) -> bool:
     """Whether a failure made again after the calls before it passes when time passes between
     them and it: in a fresh worker, those calls made again, a pause, then the same input. What
     the calls left in the tool's world stays; what their speed brought on (a rate limit that
@@ -126,20 +127,20 @@ def _passes(session: _Session, run: _Run, earlier: tuple[Step, ...]) -> bool:
     session.restart()
     if not make_steps(session, earlier):
         return False
-    time.sleep(_PAUSES[1])
+    time.sleep(PAUSES[1])
     again = session.call(
         failing.input, failing.label, feed=run.check.feed, repeat=run.check.repeats
     )
     return not session.violations(run.check, again)
 
 
-def blame(session: _Session, run: _Run) -> None:
+def blame(session: Session, run: Run) -> None:
     """A failure that needs the steps before it: the tool's own, unless a step left the tool
     unable to serve what it serves in a fresh worker.
 
     The control is the failure's input when the tool serves it with nothing before it, else
     the last input it served that changed nothing. Each step, the last first, is made alone in
-    a fresh worker between two calls of the control (see _Session.breaks): where the control is
+    a fresh worker between two calls of the control (see _world.breaks): where the control is
     no longer served after it, the world is broken by that step, not by the call judged, which
     is then not judged (a note). When that step is a call of the tool itself, its breaking the
     tool is the failure of state-stays-usable.
@@ -163,7 +164,7 @@ def blame(session: _Session, run: _Run) -> None:
     for step in reversed(call.before):
         if time.monotonic() > session.deadline:
             return
-        after = session.breaks(control, step)
+        after = breaks(session, control, step)
         if after is None:
             continue
         run.failure = None
@@ -184,7 +185,7 @@ def blame(session: _Session, run: _Run) -> None:
 _BROKEN = "served in a fresh worker, made again after the calls before it"
 
 
-def _broken_state(session: _Session, call: Call) -> None:
+def _broken_state(session: Session, call: Call) -> None:
     """Let state-stays-usable judge a control made again after the call that broke it."""
     for run in session.runs:
         if run.check.id == "state-stays-usable":
@@ -192,14 +193,14 @@ def _broken_state(session: _Session, call: Call) -> None:
             session.record(run, call)
 
 
-def happened(session: _Session, observation: Observation) -> str:
+def happened(session: Session, observation: Observation) -> str:
     """What one call came to, in a few words, served or not."""
     if session.subject.result.served(observation):
         return "it was served"
     return what_happened(observation)
 
 
-def call_again(session: _Session, run: _Run, before: tuple[Step, ...]) -> tuple[str, str] | None:
+def call_again(session: Session, run: Run, before: tuple[Step, ...]) -> tuple[str, str] | None:
     """Make a failure's call again after ``before`` (made first): None when the failure
     happens again, the call then replacing the failure's; else what the call came to and what
     the check then found, in words."""
@@ -227,15 +228,15 @@ def call_again(session: _Session, run: _Run, before: tuple[Step, ...]) -> tuple[
     return happened(session, again.observation), f"this check then {second}"
 
 
-def add_to_failure(session: _Session, run: _Run, text: str) -> None:
+def add_to_failure(session: Session, run: Run, text: str) -> None:
     """Add a sentence to a failure, as severe as the failure."""
     assert run.failure is not None
     call, violations = run.failure
-    severity = Severity.FAILURE if _severe(violations) else Severity.WARNING
+    severity = Severity.FAILURE if any_severe(violations) else Severity.WARNING
     run.failure = (call, (*violations, Finding(text, severity)))
 
 
-def confirm(session: _Session, run: _Run) -> None:
+def confirm(session: Session, run: Run) -> None:
     """Call a failure's input once more: a failure that does not happen again is flaky,
     and is reported so, with both outcomes, never dropped.
 
@@ -253,7 +254,7 @@ def confirm(session: _Session, run: _Run) -> None:
         )
 
 
-def shrink(session: _Session, run: _Run) -> None:
+def shrink(session: Session, run: Run) -> None:
     """Replace the run's failure by a smaller input that still fails the same way, shrunk
     from it (see _strategies.smaller): one that the schema classes as before (valid, or
     breaking it in the same places), whose call fails the check as severely and comes to
@@ -288,7 +289,7 @@ def shrink(session: _Session, run: _Run) -> None:
             if (
                 not calls
                 or time.monotonic() > deadline
-                or session.crashes.get(feed, 0) >= (2 * _MAX_CRASHES)
+                or session.crashes.get(feed, 0) >= (2 * MAX_CRASHES)
             ):
                 return
             calls -= 1
@@ -308,7 +309,7 @@ def shrink(session: _Session, run: _Run) -> None:
             return
 
 
-def fewer_steps(session: _Session, run: _Run, deadline: float) -> int:
+def fewer_steps(session: Session, run: Run, deadline: float) -> int:
     """The fewest steps before a failure after which its input still fails the same way, each
     try made in a fresh worker: first none, then each step alone, the last first (most often one
     call made the world the failure needs), then the steps left out one at a time, the last
@@ -337,14 +338,14 @@ def fewer_steps(session: _Session, run: _Run, deadline: float) -> int:
     return made
 
 
-def _fails_after(session: _Session, run: _Run, before: tuple[Step, ...]) -> bool:
+def _fails_after(session: Session, run: Run, before: tuple[Step, ...]) -> bool:
     """Whether the failure's input, made after ``before`` in a fresh worker, fails the same
     way; if so, that call becomes the failure's."""
     session.restart()
     return call_again(session, run, before) is None
 
 
-def mistakes(session: _Session, value: Any) -> frozenset[tuple[str, str]]:
+def mistakes(session: Session, value: Any) -> frozenset[tuple[str, str]]:
     """Where and how ``value`` breaks the tool's input schema: what a shrunk input must keep
     (none, for a valid input; the same mistakes, for a mutation)."""
     validator = session.context.validator(session.subject.input_schema)
@@ -353,9 +354,7 @@ def mistakes(session: _Session, value: Any) -> frozenset[tuple[str, str]]:
     )
 
 
-def failure_kind(
-    session: _Session, call: Call, violations: tuple[Finding, ...]
-) -> tuple[bool, str]:
+def failure_kind(session: Session, call: Call, violations: tuple[Finding, ...]) -> tuple[bool, str]:
     """What a smaller input's failure must share with the one found: as severe, and the
     same end of the call (the same exception raised, the same crash, a result)."""
     observation = call.observation
@@ -364,4 +363,4 @@ def failure_kind(
         end = f"raised {observation.exception.qualified_name}"
     elif observation.crash_kind:
         end = f"crashed {observation.crash_kind}"
-    return _severe(violations), end
+    return any_severe(violations), end

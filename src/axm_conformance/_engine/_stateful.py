@@ -24,18 +24,19 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity
 
 from axm_conformance._engine._hints import hints_for
+from axm_conformance._engine._home import Together, weight
+from axm_conformance._engine._session import Session
+from axm_conformance._engine._world import call_step
 from axm_conformance._feeds import VALID
-from axm_conformance._observation import Observation, Reading, Step, SubjectInfo, canonical_json
+from axm_conformance._observation import Observation, Step, SubjectInfo, canonical_json
 from axm_conformance._strategies import (
     Example,
     Hints,
@@ -47,10 +48,7 @@ from axm_conformance._strategies import (
     singular,
 )
 
-if TYPE_CHECKING:
-    from axm_conformance._engine._session import _Session
-
-__all__ = ["Together", "call_step", "explore_together", "make_steps", "read_world"]
+__all__ = ["carried", "explore_together"]
 
 # One sequence per this many examples (at least _LEAST_SEQUENCES): sequences cost a call of
 # another tool or two each, on top of the tool's own.
@@ -70,63 +68,13 @@ _EDGES = 6
 # Values kept from the steps' calls (the most recent), and the longest string kept.
 _KEPT = 32
 _LONGEST = 200
-# The calls per tool whose world is read (see read_world), and the read-only tools read: each
-# reading costs a call of the tool and three of each.
-_READINGS = 2
-_READERS = 2
-# The pause over which a reader whose answer changed must return the same: longer than the
-# finest clock a result shows (seconds).
-_SETTLE = 1.1
 # Members of results that name the protocol's own structure, not a value of the tool's world.
 _STRUCTURE = frozenset({"type", "mimeType", "isError", "success", "annotations", "_meta"})
 # Members that identify an item of a list: the ``name`` of an item of ``sheets`` is a sheet.
 _IDENTITY = ("name", "id")
-_PREVIEW = 120
-# Seconds a step may take: one that takes longer is stopped, and its tool prepares no more.
-_LONGEST_STEP = 5.0
 
 
-@dataclass
-class Together:
-    """The other tools of the tool's home, and what their calls made."""
-
-    # By reference: the tools loaded beside the tool certified that may still prepare its world.
-    tools: dict[str, SubjectInfo]
-    # Values the steps' calls carried, as (member name, value), the most recent last.
-    kept: list[tuple[str, str | int]] = field(default_factory=list)
-    # By reference: an input each tool served, to read the world with (read-only tools).
-    served: dict[str, Any] = field(default_factory=dict)
-    readings: int = _READINGS
-
-    @classmethod
-    def of(cls, session: _Session) -> Together:
-        settings = session.settings
-        tools = {
-            other.ref: other
-            for other in session.context.subjects
-            if session.subject.shares_home(other) and settings.refusal(other.effects) is None
-        }
-        return cls(tools)
-
-    def readers(self, subject: SubjectInfo) -> list[SubjectInfo]:
-        """The tools that declare themselves read-only (MCP's readOnlyHint), whose results are
-        the world as the tool's server shows it: at most _READERS, those that need no input
-        first (they read the server's state as a whole: a history, a listing), then those whose
-        names the subject shares (see _weight)."""
-        readers = [
-            tool for tool in self.tools.values() if tool.annotations.get("readOnlyHint") is True
-        ]
-        return sorted(readers, key=lambda tool: (_needs_input(tool), -_weight(tool, subject)))[
-            :_READERS
-        ]
-
-
-def _needs_input(tool: SubjectInfo) -> bool:
-    schema = tool.input_schema
-    return not isinstance(schema, dict) or bool(schema.get("required"))
-
-
-def explore_together(session: _Session, seed: int) -> None:
+def explore_together(session: Session, seed: int) -> None:
     """Judge the tool's calls made after other tools of its home prepared its world."""
     together = session.together
     if together is None or not together.tools or not session.feeds(VALID):
@@ -138,7 +86,7 @@ def explore_together(session: _Session, seed: int) -> None:
     chance = random.Random(seed)
     inputs = _Inputs(sequences, seed)
     own = [*inputs.boundary(subject), *inputs.drawn(subject)]
-    weights = {ref: _weight(tool, subject) for ref, tool in together.tools.items()}
+    weights = {ref: weight(tool, subject) for ref, tool in together.tools.items()}
     # At most half the sequences are planned, so that chance still chooses the others.
     preparers = _planned(together, subject, read_only=False)[: (sequences + 1) // 2]
     revealers = _planned(together, subject, read_only=True)
@@ -192,7 +140,7 @@ def explore_together(session: _Session, seed: int) -> None:
 
 
 def _prepare(
-    session: _Session,
+    session: Session,
     chance: random.Random,
     inputs: _Inputs,
     weights: dict[str, int],
@@ -248,7 +196,7 @@ def _planned(together: Together, subject: SubjectInfo, *, read_only: bool) -> li
         and (needs := _needs(tool)) is not None
         and needs <= names
     ]
-    return sorted(chosen, key=lambda tool: (len(_needs(tool) or ()), -_weight(tool, subject)))
+    return sorted(chosen, key=lambda tool: (len(_needs(tool) or ()), -weight(tool, subject)))
 
 
 def _needs(tool: SubjectInfo) -> set[str] | None:
@@ -263,7 +211,7 @@ def _needs(tool: SubjectInfo) -> set[str] | None:
 
 
 def _plan(
-    session: _Session, preparer: SubjectInfo, revealers: list[SubjectInfo]
+    session: Session, preparer: SubjectInfo, revealers: list[SubjectInfo]
 ) -> tuple[list[Step], list[tuple[str, str | int]]]:
     """A planned sequence: ``preparer`` called with the first of its likely inputs it serves,
     then the first of ``revealers`` given what it made under their properties' names: the
@@ -298,7 +246,7 @@ def _plan(
     return steps, made
 
 
-def _likely_inputs(session: _Session, tool: SubjectInfo) -> list[Any]:
+def _likely_inputs(session: Session, tool: SubjectInfo) -> list[Any]:
     """At most _TRIES inputs of ``tool`` likely to be served, as its own certification finds
     them: the values the steps made before under its properties' names, its simplest input,
     then its hints (its source's literals, what its descriptions name) put in place."""
@@ -316,21 +264,6 @@ def _likely_inputs(session: _Session, tool: SubjectInfo) -> list[Any]:
         if example.value not in likely:
             likely.append(example.value)
     return likely[:_TRIES]
-
-
-def _weight(tool: SubjectInfo, subject: SubjectInfo) -> int:
-    """How much ``tool`` is chosen to prepare ``subject``'s world: more when it may change the
-    world (it does not declare itself read-only), more when a name of the subject's properties
-    is a name of the tool's properties or of its output's, or a word of its name (a writer's
-    ``sheet`` for a reader's ``sheet``, a creator's ``id`` for a getter's, ``list_terms`` for a
-    lookup's ``term``)."""
-    names = {singular(name) for name in property_names(subject.input_schema)}
-    offered = property_names(tool.input_schema) | property_names(tool.output_schema)
-    offered |= set(
-        re.split(r"[^a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", str(tool.name)).lower())
-    )
-    shared = names & {singular(name) for name in offered if name}
-    return 1 + (tool.annotations.get("readOnlyHint") is not True) + 3 * bool(shared)
 
 
 @dataclass
@@ -418,115 +351,6 @@ def _drawn(schema: Any, count: int, seed: int) -> list[Example]:
 
     draw()
     return found
-
-
-def call_step(session: _Session, step: Step) -> Observation | None:
-    """Make a step: call another tool of the home, or the tool itself; None when the call
-    crashed or hung, which drops the other tool from those that prepare (the damage is its,
-    not the tool certified's). A step is stopped after _LONGEST_STEP seconds (the run's timeout
-    when shorter), as a hang: preparing the world is the tool certified's cost, not its
-    judgement."""
-    session.paced()
-    timeout = min(session.settings.timeout, _LONGEST_STEP)
-    tool = "" if step.ref == session.subject.ref else step.ref
-    answer = session.worker.call(VALID.target, step.input, step.invalid, "", tool, timeout=timeout)
-    observation = answer.value if answer.crash is None and answer.error is None else None
-    if not isinstance(observation, Observation) or observation.status == "crashed":
-        if session.together is not None:
-            session.together.tools.pop(step.ref, None)
-        session.remember(step, None)
-        return None
-    session.remember(step, observation)
-    return observation
-
-
-def make_steps(session: _Session, steps: tuple[Step, ...]) -> bool:
-    """Make a failure's steps again, in order: whether each was made (none crashed)."""
-    return all(call_step(session, step) is not None for step in steps)
-
-
-def read_world(session: _Session, value: Any) -> tuple[Reading, ...]:
-    """What each read-only tool of the home returns after the call just made, and after the
-    same call once more. A reader is kept only when it served, and returned the same, twice
-    after the first call: what changes by itself (a clock, a counter of its own calls) says
-    nothing of the tool, nor does a reading the reader refused (a server's rate limit answers
-    any call). Costs the tool's call, and three calls of each reader (a reading that changed:
-    a pause, the call and three more; see _changed_by_the_call)."""
-    together = session.together
-    assert together is not None
-    together.readings -= 1
-    steady: dict[str, tuple[SubjectInfo, Step, Observation]] = {}
-    for reader in together.readers(session.subject):
-        step = _reading_step(session, reader)
-        if step is None:
-            continue
-        first, second = call_step(session, step), call_step(session, step)
-        if _read(first, reader) and _read(second, reader) and _seen(first) == _seen(second):
-            steady[reader.ref] = (reader, step, second)
-    if not steady:
-        return ()
-    session.observe(value, VALID)
-    readings = []
-    for observer, step, once in steady.values():
-        twice = call_step(session, step)
-        if _read(twice, observer) and (
-            _seen(once) == _seen(twice) or _changed_by_the_call(session, value, observer, step)
-        ):
-            readings.append(
-                Reading(step, _seen(once), _seen(twice), _preview(once), _preview(twice))
-            )
-    return tuple(readings)
-
-
-def _changed_by_the_call(session: _Session, value: Any, reader: SubjectInfo, step: Step) -> bool:
-    """Whether what ``reader`` returned, changed after the call made again, changes with the
-    call only: it stays the same over a pause (a clock to the second, such as a resource
-    "created at 2:49:50 AM", changes by itself between two readings now and then), and the call
-    made once more changes it again."""
-    before = call_step(session, step)
-    time.sleep(_SETTLE)
-    after = call_step(session, step)
-    if not (_read(before, reader) and _read(after, reader)) or _seen(before) != _seen(after):
-        return False
-    session.observe(value, VALID)
-    again = call_step(session, step)
-    return _read(again, reader) and _seen(again) != _seen(after)
-
-
-def _read(observation: Observation | None, reader: SubjectInfo) -> TypeGuard[Observation]:
-    return observation is not None and reader.result.served(observation)
-
-
-def _reading_step(session: _Session, reader: SubjectInfo) -> Step | None:
-    """A call that reads the world through ``reader``: an input it served, else its simplest
-    input when it serves that."""
-    together = session.together
-    assert together is not None
-    if reader.ref not in together.served:
-        try:
-            simplest = boundary_inputs(reader.input_schema)[0].value
-        except (ValueError, IndexError):
-            return None
-        observation = call_step(session, Step(reader.ref, str(reader.name), simplest))
-        if observation is None or not reader.result.served(observation):
-            return None
-        together.served[reader.ref] = simplest
-    return Step(reader.ref, str(reader.name), together.served[reader.ref])
-
-
-def _seen(observation: Observation) -> str:
-    if observation.result is not None:
-        return observation.result.fingerprint
-    return canonical_json(
-        [observation.status, observation.exception and observation.exception.summary()]
-    )
-
-
-def _preview(observation: Observation) -> str:
-    if observation.result is None:
-        return observation.status
-    shown = canonical_json(observation.result.fields)
-    return shown if len(shown) <= _PREVIEW else f"{shown[:_PREVIEW]}..."
 
 
 def carried(input: Any, observation: Observation) -> list[tuple[str, str | int]]:

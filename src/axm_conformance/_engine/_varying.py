@@ -11,15 +11,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from axm_conformance._engine._runs import _charge, _Stop
+from axm_conformance._engine._runs import Stop, charge
+from axm_conformance._engine._state import SessionState
 from axm_conformance._feeds import VALID
 from axm_conformance._observation import Observation, Varied, canonical_json
 from axm_conformance._strategies import Cap, is_valid_input, variations
-
-if TYPE_CHECKING:
-    from axm_conformance._engine._session import _Session
 
 __all__ = ["MOST_VARIED", "call_variations", "vary_refused"]
 
@@ -35,7 +33,7 @@ _CAP_RANGE = 2
 _CONFIRMATIONS = 2
 
 
-def call_variations(session: _Session, value: Any) -> tuple[Varied, ...]:
+def call_variations(session: SessionState, value: Any) -> tuple[Varied, ...]:
     """Call the variations of a refused valid input, and, for each one served, the inputs
     that confirm the refusal, until one of them is served (see _strategies.variations); or,
     for a value served further inside a declared bound, look for the bound the tool serves
@@ -68,7 +66,7 @@ def call_variations(session: _Session, value: Any) -> tuple[Varied, ...]:
     return tuple(found)
 
 
-def _confirm_refused(session: _Session, inputs: Iterable[dict[str, Any]]) -> list[Observation]:
+def _confirm_refused(session: SessionState, inputs: Iterable[dict[str, Any]]) -> list[Observation]:
     """Call the inputs that confirm a refusal until one of them is served."""
     confirmations: list[Observation] = []
     for confirmation in inputs:
@@ -80,7 +78,7 @@ def _confirm_refused(session: _Session, inputs: Iterable[dict[str, Any]]) -> lis
 
 
 def _find_cap(
-    session: _Session,
+    session: SessionState,
     refused: dict[str, Any],
     inside: dict[str, Any],
     served: Observation,
@@ -138,7 +136,7 @@ def _find_cap(
     return Varied("cap", said, served, confirming, confirmations, bound)
 
 
-def vary_refused(session: _Session) -> None:
+def vary_refused(session: SessionState) -> None:
     """Judge the refused valid inputs of a phase by their variations, once every input of the
     phase has been called: what the tool serves is then known best (for the calls made after
     other tools, in the world they made: the steps stay with a call and its reproduction)."""
@@ -147,9 +145,9 @@ def vary_refused(session: _Session) -> None:
     for refused in calls:
         if time.monotonic() > session.deadline:
             session.exhausted = True
-            raise _Stop
+            raise Stop
         started = time.perf_counter()
         call = dataclasses.replace(refused, variations=call_variations(session, refused.input))
         for run in runs:
             session.record(run, call)
-        _charge(runs, started)
+        charge(runs, started)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from axm_conformance._engine._runs import _Run, _severe
-from axm_conformance._engine._session import _MAX_CRASHES, CALL_KINDS, _ended_in, _Session
+from axm_conformance._engine._runs import Run, any_severe
+from axm_conformance._engine._session import Session
+from axm_conformance._engine._state import CALL_KINDS, MAX_CRASHES, ended_in
 from axm_conformance._failure import stderr_tail
 from axm_conformance._feeds import (
     INVALID,
@@ -36,7 +37,7 @@ _STATUS_PHRASES = {
 def what_happened(observation: Observation) -> str:
     """What one call came to, in a few words."""
     if observation.exception is not None:
-        return f"it raised {_ended_in(observation.exception)[0]}"
+        return f"it raised {ended_in(observation.exception)[0]}"
     return observation.crash_detail or f"it {observation.status}"
 
 
@@ -48,7 +49,7 @@ _REACH_HINT = (
 )
 
 
-def _unserved(session: _Session) -> str:
+def _unserved(session: Session) -> str:
     """Why a check of valid calls judged nothing: none was served; what they were answered
     most often, with counts."""
     tally = session.tally
@@ -61,7 +62,7 @@ def _unserved(session: _Session) -> str:
     )
 
 
-def _errors(session: _Session, feed: Feed) -> str:
+def _errors(session: Session, feed: Feed) -> str:
     """The three errors the feed's calls ended in most often, with their counts."""
     counted = session.errors.get(feed)
     if not counted:
@@ -75,7 +76,7 @@ def _errors(session: _Session, feed: Feed) -> str:
     return "; they ended in " + ", ".join(ended)
 
 
-def outcome_of(run: _Run, session: _Session, duration: float) -> Outcome:
+def outcome_of(run: Run, session: Session, duration: float) -> Outcome:
     """The outcome of one per-call check, with the statistics of its inputs.
 
     A check of valid calls that found nothing is inconclusive when no valid call was served:
@@ -107,7 +108,7 @@ def status_of(violations: tuple[Finding, ...], settings: Settings) -> Status:
     return Status.WARNING if Severity.WARNING in severities else Status.NOT_RUN
 
 
-def _verdict(run: _Run, session: _Session, duration: float) -> Outcome:
+def _verdict(run: Run, session: Session, duration: float) -> Outcome:
     check = run.check
     if run.failure is None and check.feed not in session.finished:
         budget = (
@@ -166,7 +167,7 @@ def _evidence(call: Call, *, callable_by_hand: bool, in_process: bool = True) ->
     return Evidence(call.input, call.label, traceback, callable_by_hand, before)
 
 
-def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
+def _unjudged(run: Run, session: Session, duration: float) -> Outcome:
     """The outcome of a per-call check no call reached: why it could not run, or inconclusive."""
     check = run.check
     made = session.statuses.get(check.feed, {})
@@ -177,10 +178,10 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
         for other in session.runs
         if other.failure is not None
         and other.check.feed is check.feed
-        and (_severe(other.failure[1]) or session.settings.strict)
+        and (any_severe(other.failure[1]) or session.settings.strict)
     ]
     reason = ""
-    if check.feed is INVALID and session.crashes.get(check.feed, 0) < _MAX_CRASHES:
+    if check.feed is INVALID and session.crashes.get(check.feed, 0) < MAX_CRASHES:
         # Nothing to judge is not a defect, nor a doubt: no input breaks the schema, or every
         # one that does is refused by the caller before the tool sees it.
         nothing = (
@@ -192,9 +193,9 @@ def _unjudged(run: _Run, session: _Session, duration: float) -> Outcome:
     if check.feed is OFFLINE and not made:
         nothing = "nothing to judge: the tool served no valid input to send again"
         return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
-    if session.crashes.get(check.feed, 0) >= _MAX_CRASHES:
+    if session.crashes.get(check.feed, 0) >= MAX_CRASHES:
         reason = (
-            f"not run: the tool was not called again after {_MAX_CRASHES} calls hung "
+            f"not run: the tool was not called again after {MAX_CRASHES} calls hung "
             f"or crashed; see {', '.join(culprits)}"
         )
     wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
