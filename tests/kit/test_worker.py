@@ -17,15 +17,9 @@ from pathlib import Path
 import pytest
 
 import axm_conformance
+from axm_conformance._process._answers import Answer, Crash, RemoteError
 from axm_conformance._process.parent._forkserver import ForkServer
-from axm_conformance._process.parent._worker import (
-    Answer,
-    Crash,
-    RemoteError,
-    Worker,
-    WorkerConfig,
-    fork_server,
-)
+from axm_conformance._process.parent._worker import Worker, WorkerConfig, fork_server
 from axm_conformance._process.system import _platform
 from tests.conftest import skip_unless_nobody
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from axm_conformance._feeds import VALID
 from axm_conformance._observation import Observation, SubjectInfo
-from axm_conformance._process.parent._worker import Answer, RemoteError
+from axm_conformance._process._answers import Answer, RemoteError
 from axm_conformance._settings import Settings
 from tests.unit.factories import result, returned
 

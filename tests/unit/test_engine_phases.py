@@ -15,7 +15,7 @@ from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _world, certify
 from axm_conformance._engine._state import crash_detail
 from axm_conformance._observation import Observation, SubjectInfo
-from axm_conformance._process.parent._worker import Crash
+from axm_conformance._process._answers import Crash
 from axm_conformance._settings import Settings
 from tests.unit.factories import exception, raised, subject
 from tests.unit.fake_caller import FakeCaller, refused, served

@@ -21,10 +21,12 @@ from typing import Any
 
 import pytest
 
+from axm_conformance._process._channel import VALUE, read_frame, read_tail, write_frame
 from axm_conformance._process.child import _filewatch, _loop
-from axm_conformance._process.parent import _worker
-from axm_conformance._process.parent._channel import VALUE, read_frame, read_tail, write_frame
-from axm_conformance._process.parent._worker import _credentials, _never, fork_server
+from axm_conformance._process.parent import _spawn
+from axm_conformance._process.parent._ends import never
+from axm_conformance._process.parent._spawn import credentials
+from axm_conformance._process.parent._worker import fork_server
 from axm_conformance._process.system import _platform, _proctable
 from axm_conformance._process.system._platform import (
     PORTABLE_VARIABLE,
@@ -143,7 +145,7 @@ def test_on_windows_the_kit_is_never_root_nor_switches_users(
     monkeypatch.setattr(sys, "platform", "win32")
     assert not as_root()
     with pytest.raises(ValueError, match="Windows has no user to switch to"):
-        _credentials("nobody")
+        credentials("nobody")
 
 
 def test_a_fixture_whose_verdict_needs_the_memory_limit_is_not_run_without_it(
@@ -173,7 +175,8 @@ def test_the_kit_its_plugin_and_its_worker_import_as_on_windows() -> None:
         "sys.platform = 'win32'\n"
         "import axm_conformance, _axm_conformance_pytestplugin, axm_conformance._pytest\n"
         "from axm_conformance import check_tool\n"
-        "from axm_conformance._process.parent import _channel, _forkserver, _worker\n"
+        "from axm_conformance._process import _channel\n"
+        "from axm_conformance._process.parent import _ends, _files, _forkserver, _spawn, _worker\n"
         "from axm_conformance._process.child import _loop\n"
         "from axm_conformance._process.system._platform import PLATFORM\n"
         "assert _channel.STACK_SIGNAL is None\n"
@@ -193,10 +196,10 @@ def test_on_windows_frames_cross_a_pipe_without_readv_or_writev(
         monkeypatch.delattr(os, posix_only)
     read_end, write_end = os.pipe()
     body = os.urandom(3 << 20)
-    writer = threading.Thread(target=write_frame, args=(write_end, VALUE, body, _never))
+    writer = threading.Thread(target=write_frame, args=(write_end, VALUE, body, never))
     writer.start()
     try:
-        tag, received = read_frame(read_end, _never)
+        tag, received = read_frame(read_end, never)
     finally:
         writer.join()
         os.close(read_end)
@@ -278,12 +281,12 @@ def test_on_windows_a_worker_gets_its_channel_as_handles_and_the_base_interprete
     msvcrt = types.SimpleNamespace(get_osfhandle=lambda fd: 1000 + fd)
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setattr(sys, "_base_executable", "/base/python.exe", raising=False)
-    monkeypatch.setattr(_worker, "msvcrt", msvcrt, raising=False)
+    monkeypatch.setattr(_spawn, "msvcrt", msvcrt, raising=False)
     monkeypatch.setattr(os, "set_handle_inheritable", lambda h, _: inheritable.append(h), False)
     monkeypatch.setattr(subprocess, "STARTUPINFO", dict, raising=False)
     monkeypatch.setattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200, raising=False)
     monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append((argv, kw)))
-    _worker._spawn((7, 8), 1, 2, tmp_path, {"PATH": "/bin"}, None)
+    _spawn.spawn((7, 8), 1, 2, tmp_path, {"PATH": "/bin"}, None)
     [(argv, options)] = started
     assert argv == [
         "/base/python.exe",

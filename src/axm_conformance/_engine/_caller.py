@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from axm_conformance._process.parent._worker import Answer
+from axm_conformance._process._answers import Answer
 
 if TYPE_CHECKING:
     from axm_conformance._observation import SubjectInfo

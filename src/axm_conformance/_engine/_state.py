@@ -29,8 +29,8 @@ from axm_conformance._engine._templates import Templates
 from axm_conformance._feeds import INVALID, VALID, Feed
 from axm_conformance._observation import Call, ExceptionInfo, Observation, Step, SubjectInfo
 from axm_conformance._outcomes import Finding, Severity
+from axm_conformance._process._answers import Crash
 from axm_conformance._process.parent._pool import tool_worker
-from axm_conformance._process.parent._worker import Crash
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import Example, Mutation, Served
 from axm_conformance.protocols import protocol_named

@@ -25,7 +25,7 @@ import types
 from collections.abc import Callable
 from typing import IO, Any, NoReturn
 
-from axm_conformance._process.parent._channel import (
+from axm_conformance._process._channel import (
     ERROR,
     READY,
     STACK_SIGNAL,

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
+from axm_conformance._process.parent._spawn import WORKER_MODULE
 from axm_conformance._process.system import _confine, _platform
 from axm_conformance._process.system._confine import Confinement
 from axm_conformance._process.system._proctable import below, table
@@ -123,7 +124,7 @@ class ForkServer:
             raise OSError(_NO_FORK)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [
-            *(sys.executable, "-P", "-s", "-m", "axm_conformance._process.parent._worker"),
+            *(sys.executable, "-P", "-s", "-m", WORKER_MODULE),
             *("--fork-server", str(theirs.fileno()), *self._preload),
         ]
         if self.sandbox is not None:

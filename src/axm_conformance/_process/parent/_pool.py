@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._process._answers import Answer
 from axm_conformance._process.parent._forkserver import ForkServer
-from axm_conformance._process.parent._worker import Answer, Worker, WorkerConfig, fork_server
+from axm_conformance._process.parent._worker import Worker, WorkerConfig, fork_server
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError

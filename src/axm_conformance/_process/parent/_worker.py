@@ -3,7 +3,7 @@
 Tool code may hang, exit, crash, close its standard streams or spawn children that outlive it, so
 it only ever runs in a worker process started with
 ``python -m axm_conformance._process.parent._worker``. The parent talks to it over a private pair
-of pipes (see :mod:`axm_conformance._process.parent._channel`), enforces every timeout itself and
+of pipes (see :mod:`axm_conformance._process._channel`), enforces every timeout itself and
 kills the worker and all it started when anything goes wrong. Whatever the worker does,
 :meth:`Worker.call` answers with an :class:`Answer`: a value, a :class:`RemoteError` or a
 :class:`Crash`. What runs inside the worker process is :mod:`axm_conformance._process.child._loop`.
@@ -24,50 +24,49 @@ import io
 import math
 import os
 import pickle
-import queue
-import select
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import traceback
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, Self, TypeVar
+from typing import IO, Any, Self
 
-from axm_conformance._process.parent._channel import (
+from axm_conformance._process._answers import Answer, Crash, CrashKind, RemoteError
+from axm_conformance._process._channel import (
     CALL,
     ERROR,
-    HEADER,
     READY,
     STACK_SIGNAL,
     START,
     VALUE,
     error_type,
-    read_exact,
     read_tail,
-    write_frame,
 )
+from axm_conformance._process.parent._ends import Ends, Lost, open_ends
+from axm_conformance._process.parent._files import copy_files, empty, give, remove_tree
 from axm_conformance._process.parent._forkserver import Forked, ForkServer, ForkSpec, serve_forks
-from axm_conformance._process.system import _platform
+from axm_conformance._process.parent._spawn import (
+    WORKER_MODULE,
+    Jail,
+    Spawned,
+    base_env,
+    credentials,
+    spawn,
+)
 from axm_conformance._process.system._confine import Confinement, under
 from axm_conformance._process.system._platform import (
-    PORTABLE_VARIABLE,
-    SYSTEM_VARIABLES,
     home_variables,
 )
-from axm_conformance._process.system._proctable import below, table
 from axm_conformance._process.system._sandbox import (
     INSIDE_VARIABLE,
     PRIVATE_TEMPORARY,
     TEMPORARY_SIZE,
     Sandbox,
-    exit_status,
     hidden,
     read_by,
 )
@@ -87,25 +86,15 @@ __all__ = [
     "fork_server",
 ]
 
-CrashKind = Literal["timeout", "exited", "signalled", "memory", "channel"]
-
-# A reply longer than this is treated as a broken channel rather than allocated.
-_MAX_FRAME = 1 << 30
 _STDERR_TAIL = 4096
 # How long a worker whose channel closed gets to finish exiting before it counts as rogue.
 _EXIT_GRACE = 0.5
-# Without a pidfd the parent checks the worker's liveness this often while waiting.
-_LIVENESS_INTERVAL = 0.05
-# How long the threads serving a stopped worker's pipes get to see them close.
-_THREAD_GRACE = 5.0
 # The least a worker's setup is given: a server's start allowance (30 s, see the MCP protocol's
 # start_allowance) after its version probe, and its listing.
 _MIN_SETUP_TIMEOUT = 75.0
 # A SIGKILLed process exits at once unless stuck in the kernel; don't hang on one that is.
 _REAP_TIMEOUT = 5.0
 _PIPE_SIZE = 1 << 20
-# Tool code sees only what locale, PATH and imports need, never the parent's secrets.
-_INHERITED_ENV = SYSTEM_VARIABLES | {"PYTHONPATH", PORTABLE_VARIABLE}
 # A hung worker asked for its stacks has this long to write them.
 _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
@@ -163,57 +152,7 @@ def fork_server(*preload: str, sandbox: Sandbox | None = None) -> ForkServer:
     """A fork server for workers, not yet started; ``preload`` names the modules (typically
     those of the workers' setup) it imports once for all of them. With a ``sandbox`` it forks
     the workers configured with that sandbox, each into a sandbox of its own."""
-    return ForkServer(("axm_conformance._process.parent._worker", *preload), _base_env(), sandbox)
-
-
-def _base_env() -> dict[str, str]:
-    """What every worker's environment starts from: locale, PATH and import path only."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name in _INHERITED_ENV or name.startswith("LC_")
-    }
-    env.setdefault("PATH", os.defpath)
-    env["PYTHONHASHSEED"] = "0"
-    return env
-
-
-@dataclass(frozen=True)
-class RemoteError:
-    """An exception raised in the worker by the target or by the setup."""
-
-    type_name: str
-    message: str
-    traceback: str
-
-
-@dataclass(frozen=True)
-class Crash:
-    """The worker stopped serving a call: it timed out, died or broke the protocol."""
-
-    kind: CrashKind
-    detail: str
-    stderr_tail: str = ""
-    exit_code: int | None = None
-    signal_name: str | None = None
-
-
-@dataclass(frozen=True)
-class Answer:
-    """What a worker answered a call: a value, or else an error, or else a crash."""
-
-    value: Any = None
-    error: RemoteError | None = None
-    crash: Crash | None = None
-
-    def __post_init__(self) -> None:
-        if self.error is not None and self.crash is not None:
-            raise ValueError("an outcome is an error or a crash, not both")
-
-    @property
-    def ok(self) -> bool:
-        """Whether the target returned a value."""
-        return self.error is None and self.crash is None
+    return ForkServer((WORKER_MODULE, *preload), base_env(), sandbox)
 
 
 class Worker:
@@ -233,7 +172,7 @@ class Worker:
         if config.setup_timeout is not None:
             _check_positive(config.setup_timeout, "setup_timeout")
         self._config = config
-        self._credentials = _credentials(config.user)
+        self.credentials = credentials(config.user)
         start = {
             "sys_path": list(config.sys_path),
             "memory_limit": config.memory_limit,
@@ -256,7 +195,7 @@ class Worker:
         self._resources = _Resources(created)
         # Runs at close(), or at garbage collection or interpreter exit if close() was forgotten.
         self._finalizer = weakref.finalize(self, self._resources.release)
-        self._env = _base_env()
+        self._env = base_env()
         self._env.update(home_variables(str(self._workdir), str(self._workdir / "tmp")))
         self._env.update(config.env)
 
@@ -295,7 +234,7 @@ class Worker:
         try:
             process.ends.send(CALL, request, deadline)
             tag, body = process.ends.receive(deadline)
-        except _Lost as lost:
+        except Lost as lost:
             late = f"the call to {target} did not return within {seconds} s"
             return Answer(crash=self._crash(lost, late, "during the call"))
         if tag == VALUE:
@@ -322,7 +261,7 @@ class Worker:
         self._check_open()
         self._resources.stop_process()
         if self._resources.created_workdir is not None:
-            _empty(self._resources.created_workdir)
+            empty(self._resources.created_workdir)
 
     def revive(self) -> Self:
         """Start the worker process now (as :meth:`start` does), replacing one that has ended
@@ -356,14 +295,14 @@ class Worker:
     def _start(self) -> _Process:
         """Start a worker process and send it its setup (see _await_setup)."""
         fds: list[int] = []
-        jail: _Jail | None = None
+        jail: Jail | None = None
         try:
             # A previous worker may have deleted its workdir.
             for directory in (self._workdir, self._workdir / "tmp"):
                 directory.mkdir(exist_ok=True)
-                _give(directory, self._credentials)
+                give(directory, self.credentials)
             if self._config.files is not None:
-                _copy_files(Path(self._config.files), self._workdir, self._credentials)
+                copy_files(Path(self._config.files), self._workdir, self.credentials)
             fds.append(self._open_log(_STDOUT_NAME))
             fds.append(self._open_log(_STDERR_NAME))
             fds.extend(os.pipe())
@@ -381,8 +320,8 @@ class Worker:
             env = {**self._env, TOKEN_VARIABLE: token}
             passed = (to_worker_r, from_worker_w)
             jail = self._jail()
-            child = self._fork(env, stdout, stderr, passed, jail) or _Spawned(
-                _spawn(passed, stdout, stderr, self._workdir, env, self._credentials, jail),
+            child = self._fork(env, stdout, stderr, passed, jail) or Spawned(
+                spawn(passed, stdout, stderr, self._workdir, env, self.credentials, jail),
                 sandboxed=jail is not None,
             )
         except BaseException:
@@ -394,11 +333,7 @@ class Worker:
         child.tasks = None if jail is None else jail.tasks
         for fd in (to_worker_r, from_worker_w, stdout):
             os.close(fd)
-        if sys.platform != "win32" and _platform.PLATFORM.poll_pipes:
-            ends: _Ends = _PolledEnds(child, to_worker_w, from_worker_r)
-        else:
-            ends = _ThreadedEnds(child, to_worker_w, from_worker_r)
-        process = _Process(child, ends, stderr, token)
+        process = _Process(child, open_ends(child, to_worker_w, from_worker_r), stderr, token)
         self._resources.process = process
         process.setup_deadline = time.monotonic() + self._setup_seconds()
         # Unless the setup arguments are large, the pipe holds the frame until the worker reads
@@ -406,11 +341,11 @@ class Worker:
         # A worker no task group bounds is bounded by RLIMIT_NPROC where that binds (see _tasks).
         task_limit = None
         if sys.platform != "win32" and child.tasks is None:
-            task_limit = rlimit_for(self._credentials[0] if self._credentials else os.getuid())
+            task_limit = rlimit_for(self.credentials[0] if self.credentials else os.getuid())
         message = pickle.dumps(
             {**self._start_fields, "task_limit": task_limit}, pickle.HIGHEST_PROTOCOL
         )
-        with contextlib.suppress(_Lost):
+        with contextlib.suppress(Lost):
             process.ends.send(START, message, process.setup_deadline)
         return process
 
@@ -420,7 +355,7 @@ class Worker:
         stdout: int,
         stderr: int,
         passed: tuple[int, int],
-        jail: _Jail | None,
+        jail: Jail | None,
     ) -> Forked | None:
         """The worker forked from the configured fork server, or None to spawn it.
 
@@ -449,20 +384,20 @@ class Worker:
                 tasks=None if jail.tasks is None else jail.tasks.path,
             )
             env = {**env, INSIDE_VARIABLE: "1"}
-        spec = ForkSpec(str(self._workdir), env, self._credentials, confinement)
+        spec = ForkSpec(str(self._workdir), env, self.credentials, confinement)
         try:
             return server.fork(spec, stdout, stderr, passed)
         except OSError:
             return None  # the server is gone: spawned workers do the same job, only slower
 
-    def _jail(self) -> _Jail | None:
+    def _jail(self) -> Jail | None:
         """How the worker's command is wrapped in its sandbox, when it has one."""
         sandbox = self._config.sandbox
         if sandbox is None:
             return None
         files = [self._config.files] if self._config.files else []
         readable = read_by([], self._env, *self._config.sys_path, os.getcwd(), *files)
-        return _Jail(sandbox, (str(self._workdir),), tuple(readable), TaskGroup.make())
+        return Jail(sandbox, (str(self._workdir),), tuple(readable), TaskGroup.make())
 
     def _setup_seconds(self) -> float:
         if self._config.setup_timeout is not None:
@@ -473,7 +408,7 @@ class Worker:
         """Wait until the worker's setup has run: None, or the Answer saying why it did not."""
         try:
             tag, body = process.ends.receive(process.setup_deadline)
-        except _Lost as lost:
+        except Lost as lost:
             late = f"the worker did not finish starting within {self._setup_seconds()} s"
             return Answer(crash=self._crash(lost, late, "during start-up"))
         if tag == READY:
@@ -486,7 +421,7 @@ class Worker:
 
     def _open_log(self, name: str) -> int:
         fd = os.open(self._workdir / name, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
-        _give(fd, self._credentials)
+        give(fd, self.credentials)
         return fd
 
     def _error_or_crash(self, tag: bytes, body: bytearray, during: str) -> Answer:
@@ -500,12 +435,12 @@ class Worker:
                     and all(isinstance(item, str) for item in fields)
                 ):
                     return Answer(error=RemoteError(*fields))
-            lost = _Lost("protocol", f"the worker sent a malformed error report {during}")
+            lost = Lost("protocol", f"the worker sent a malformed error report {during}")
         else:
-            lost = _Lost("protocol", f"the worker sent an unexpected {tag!r} frame {during}")
+            lost = Lost("protocol", f"the worker sent an unexpected {tag!r} frame {during}")
         return Answer(crash=self._crash(lost, "", during))
 
-    def _crash(self, lost: _Lost, late: str, during: str) -> Crash:
+    def _crash(self, lost: Lost, late: str, during: str) -> Crash:
         """Stop the worker after it failed to answer, and describe why it did not."""
         process = self._resources.process
         assert process is not None
@@ -537,21 +472,10 @@ class Worker:
         return Crash(kind, f"the worker process {detail} {during}", tail, code, signal_name)
 
 
-class _Lost(Exception):
-    """The worker did not answer: why, as one of timeout, closed, exited, protocol."""
-
-    def __init__(
-        self, reason: Literal["timeout", "closed", "exited", "protocol"], detail: str = ""
-    ):
-        super().__init__(reason, detail)
-        self.reason = reason
-        self.detail = detail
-
-
 class _Process:
     """One running worker process: its channel, its stderr log and how to stop it."""
 
-    def __init__(self, child: _Spawned | Forked, ends: _Ends, stderr: int, token: str):
+    def __init__(self, child: Spawned | Forked, ends: Ends, stderr: int, token: str):
         self.child = child
         self.ends = ends
         self.token = token
@@ -601,329 +525,6 @@ class _Process:
         return tail.decode("utf-8", "replace"), out_of_memory
 
 
-if sys.platform != "win32":  # poll() takes sockets only on Windows
-
-    class _PolledEnds:
-        """The kit's ends of a worker's pipes, non-blocking and waited on with poll(), along with
-        the worker's pidfd when there is one.
-
-        Each method raises :class:`_Lost` when the worker exits, closes its end or runs out of
-        time.
-        """
-
-        def __init__(self, child: _Spawned | Forked, to_worker: int, from_worker: int) -> None:
-            self.child = child
-            self.to_worker = to_worker
-            self.from_worker = from_worker
-            # Non-blocking ends, so that every wait goes through poll() and its deadline.
-            os.set_blocking(to_worker, False)
-            os.set_blocking(from_worker, False)
-            # Readable once the worker has exited; without one, liveness is polled.
-            self.exit_fd = child.exit_fd
-
-        def send(self, tag: bytes, body: bytes, deadline: float) -> None:
-            """Write one frame to the worker."""
-            try:
-                write_frame(
-                    self.to_worker,
-                    tag,
-                    body,
-                    lambda: self._wait(self.to_worker, select.POLLOUT, deadline),
-                )
-            except BrokenPipeError:
-                raise _Lost("closed") from None
-
-        def receive(self, deadline: float) -> tuple[bytes, bytearray]:
-            """Read one frame from the worker."""
-
-            def wait() -> None:
-                self._wait(self.from_worker, select.POLLIN, deadline)
-
-            try:
-                return _read_reply(self.from_worker, wait)
-            except EOFError:
-                raise _Lost("closed") from None
-
-        def exited_within(self, seconds: float) -> bool:
-            """Wait up to seconds for the worker to exit; tell whether it did."""
-            try:
-                return not self._ready(None, 0, time.monotonic() + seconds)
-            except _Lost:
-                return False
-
-        def close(self) -> None:
-            os.close(self.to_worker)
-            os.close(self.from_worker)
-
-        def _wait(self, fd: int, events: int, deadline: float) -> None:
-            """Wait until fd is ready for events; _Lost when the worker exits or time is up."""
-            if not self._ready(fd, events, deadline):
-                raise _Lost("exited")
-
-        def _ready(self, fd: int | None, events: int, deadline: float) -> bool:
-            """Wait until fd is ready for events (True) or the worker has exited (False).
-
-            Raises _Lost("timeout") at the deadline.
-            """
-            poller = select.poll()
-            if fd is not None:
-                poller.register(fd, events)
-            if self.exit_fd is not None:
-                poller.register(self.exit_fd, select.POLLIN)
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _Lost("timeout")
-                if self.exit_fd is None:
-                    remaining = min(remaining, _LIVENESS_INTERVAL)
-                ready = [ready_fd for ready_fd, _ in poller.poll(math.ceil(remaining * 1000))]
-                # Data already written is read before the worker's exit is noticed.
-                if fd in ready:
-                    return True
-                if self.child.exited():
-                    return False
-
-
-_Item = TypeVar("_Item")
-
-
-class _ThreadedEnds:
-    """The kit's ends of a worker's pipes, blocking, each served by a thread of its own: the
-    portable way, for Windows cannot poll() a pipe.
-
-    The reader thread reads frame after frame into a queue until the pipe closes; the writer
-    thread writes each frame it is handed and says how that went. The caller waits on their
-    queues with its deadline, asking every ``_LIVENESS_INTERVAL`` whether the worker has exited.
-    Each method raises :class:`_Lost` as :class:`_PolledEnds`' do.
-    """
-
-    def __init__(self, child: _Spawned | Forked, to_worker: int, from_worker: int) -> None:
-        self.child = child
-        self.to_worker = to_worker
-        self.from_worker = from_worker
-        self.replies: queue.SimpleQueue[tuple[bytes, bytearray] | _Lost] = queue.SimpleQueue()
-        self.outbox: queue.SimpleQueue[tuple[bytes, bytes] | None] = queue.SimpleQueue()
-        self.written: queue.SimpleQueue[OSError | None] = queue.SimpleQueue()
-        self.threads = [
-            threading.Thread(target=self._read, name="axm-worker-reader", daemon=True),
-            threading.Thread(target=self._write, name="axm-worker-writer", daemon=True),
-        ]
-        for thread in self.threads:
-            thread.start()
-
-    def send(self, tag: bytes, body: bytes, deadline: float) -> None:
-        """Write one frame to the worker."""
-        self.outbox.put((tag, body))
-        if self._next(self.written, deadline) is not None:
-            raise _Lost("closed")
-
-    def receive(self, deadline: float) -> tuple[bytes, bytearray]:
-        """Read one frame from the worker."""
-        reply = self._next(self.replies, deadline)
-        if isinstance(reply, _Lost):
-            raise reply
-        return reply
-
-    def exited_within(self, seconds: float) -> bool:
-        """Wait up to seconds for the worker to exit; tell whether it did."""
-        deadline = time.monotonic() + seconds
-        while not self.child.exited():
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(_LIVENESS_INTERVAL)
-        return True
-
-    def close(self) -> None:
-        """End the threads, then close the ends (the worker and all it started are dead by
-        now, so the reader sees its pipe close). An end whose thread still blocks on it stays
-        open: closing it could let the thread read or write a file opened later in its place.
-        """
-        self.outbox.put(None)
-        for thread, fd in zip(self.threads, (self.from_worker, self.to_worker), strict=True):
-            thread.join(_THREAD_GRACE)
-            if not thread.is_alive():
-                os.close(fd)
-
-    def _next(self, items: queue.SimpleQueue[_Item], deadline: float) -> _Item:
-        """The next item a thread gives, waiting until the deadline or the worker's exit."""
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Lost("timeout")
-            try:
-                return items.get(timeout=min(remaining, _LIVENESS_INTERVAL))
-            except queue.Empty:
-                if not self.child.exited():
-                    continue
-            # Data already written is read before the worker's exit is noticed.
-            try:
-                return items.get(timeout=_LIVENESS_INTERVAL)
-            except queue.Empty:
-                raise _Lost("exited") from None
-
-    def _read(self) -> None:
-        while True:
-            try:
-                reply = _read_reply(self.from_worker, _never)
-            except (EOFError, OSError):
-                self.replies.put(_Lost("closed"))
-                return
-            except _Lost as lost:
-                self.replies.put(lost)
-                return
-            self.replies.put(reply)
-
-    def _write(self) -> None:
-        while (frame := self.outbox.get()) is not None:
-            try:
-                write_frame(self.to_worker, *frame, _never)
-            except OSError as exc:
-                self.written.put(exc)
-            else:
-                self.written.put(None)
-
-
-if sys.platform == "win32":
-    _Ends = _ThreadedEnds
-else:
-    _Ends = _PolledEnds | _ThreadedEnds
-
-
-def _read_reply(fd: int, wait: Callable[[], None]) -> tuple[bytes, bytearray]:
-    """Read one frame from the worker, refusing one too large to be a reply."""
-    length, tag = HEADER.unpack(read_exact(fd, HEADER.size, wait))
-    if length > _MAX_FRAME:
-        detail = f"the worker announced a {length}-byte frame, over the {_MAX_FRAME} limit"
-        raise _Lost("protocol", detail)
-    return tag, read_exact(fd, length, wait)
-
-
-def _never() -> None:
-    """The wait of a blocking descriptor, which never has to wait."""
-    raise AssertionError("a blocking descriptor would block")
-
-
-class _Spawned:
-    """A worker started with Popen, seen as the kit sees a forked one (:class:`Forked`).
-
-    A ``sandboxed`` worker's process is bwrap's, which runs the sandbox's init, which runs the
-    worker: killing it ends the sandbox, and its exit status is the worker's.
-    """
-
-    def __init__(self, popen: subprocess.Popen[bytes], sandboxed: bool = False) -> None:
-        self.popen = popen
-        self.pid = popen.pid
-        self.sandboxed = sandboxed
-        self.tasks: TaskGroup | None = None
-        # Readable once the worker has exited (None without pidfds).
-        self.exit_fd: int | None = None
-        if sys.platform == "linux" and _platform.PLATFORM.pidfd:
-            with contextlib.suppress(OSError):
-                self.exit_fd = os.pidfd_open(popen.pid)
-
-    @property
-    def returncode(self) -> int | None:
-        status = self.popen.returncode
-        return exit_status(status) if self.sandboxed and status is not None else status
-
-    def worker_pid(self) -> int:
-        """The worker's own process: in a sandbox, the one below bwrap and the sandbox's init."""
-        return below(self.pid, 2) if self.sandboxed else self.pid
-
-    def exited(self) -> bool:
-        """Whether the worker has exited, without reaping it (its process group stays killable).
-
-        Windows has no groups to keep, and keeps an exited process's id while Popen holds its
-        handle: Popen is asked there.
-        """
-        if sys.platform == "win32":
-            return self.popen.poll() is not None
-        return table().exited(self.pid)
-
-    def wait(self, timeout: float) -> None:
-        self.popen.wait(timeout)
-
-    def close(self) -> None:
-        if self.exit_fd is not None:
-            os.close(self.exit_fd)
-        if self.tasks is not None:
-            self.tasks.remove()
-
-
-@dataclass(frozen=True)
-class _Jail:
-    """A sandbox to spawn a worker in, with the paths it writes and those it reads, and the
-    group that bounds its tasks (None where none can be made)."""
-
-    sandbox: Sandbox
-    writable: tuple[str, ...]
-    readable: tuple[str, ...]
-    tasks: TaskGroup | None = None
-
-
-def _spawn(
-    passed: tuple[int, int],
-    stdout: int,
-    stderr: int,
-    workdir: Path,
-    env: dict[str, str],
-    credentials: tuple[int, int] | None,
-    jail: _Jail | None = None,
-) -> subprocess.Popen[bytes]:
-    """Start a worker process in a session of its own, handing it the channel's ends
-    ``passed`` (the one it reads, the one it writes), named on its command line; in ``jail``'s
-    sandbox when there is one."""
-    command = [sys.executable, "-P", "-m", "axm_conformance._process.parent._worker"]
-    streams: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": stdout, "stderr": stderr}
-    if sys.platform == "win32":
-        # Windows hands handles down, not descriptors: the worker opens descriptors on these,
-        # the only handles it inherits besides its standard streams.
-        handles = [msvcrt.get_osfhandle(fd) for fd in passed]
-        for handle in handles:
-            os.set_handle_inheritable(handle, True)
-        base = getattr(sys, "_base_executable", sys.executable)
-        if base != sys.executable:
-            # A virtual environment's python.exe is a launcher that runs the base interpreter
-            # as its child, which would make the worker's pid the launcher's: the base one is
-            # run directly, told of the environment, as multiprocessing does (bpo-35797).
-            command[0] = base
-            env = {**env, "__PYVENV_LAUNCHER__": sys.executable}
-        return subprocess.Popen(
-            [*command, *map(str, handles), str(os.getpid())],
-            **streams,
-            cwd=workdir,
-            env=env,
-            close_fds=True,
-            startupinfo=subprocess.STARTUPINFO(lpAttributeList={"handle_list": handles}),
-            creationflags=subprocess.CREATE_NEW_PROCESS_GROUP,
-        )
-    uid, gid = credentials or (None, None)
-    # A sandboxed worker cannot see the kit's process: the sandbox ends with the kit instead.
-    parent = 0 if jail is not None else os.getpid()
-    command = [*command, *map(str, passed), str(parent)]
-    tasks = None if jail is None else jail.tasks
-    if jail is not None:
-        command = jail.sandbox.command(command, jail.writable, jail.readable, tasks=tasks)
-    if tasks is not None:
-        streams["stdin"] = subprocess.PIPE
-    popen = subprocess.Popen(
-        command,
-        **streams,
-        cwd=workdir,
-        env=env,
-        pass_fds=passed,
-        start_new_session=True,
-        user=uid,
-        group=gid,
-        extra_groups=None if uid is None else [],
-    )
-    if tasks is not None:
-        assert popen.stdin is not None
-        with popen.stdin:
-            tasks.admit(popen)
-    return popen
-
-
 class _Resources:
     """What a Worker must release: its running process and the workdir it created."""
 
@@ -939,7 +540,7 @@ class _Resources:
     def release(self) -> None:
         self.stop_process()
         if self.created_workdir is not None:
-            _remove_tree(self.created_workdir)
+            remove_tree(self.created_workdir)
 
 
 def _check_positive(number: float, name: str) -> None:
@@ -951,29 +552,6 @@ def _check_reference(reference: str, name: str) -> None:
     module, colon, qualname = reference.partition(":")
     if not (module and colon and qualname):
         raise ValueError(f"{name} must look like 'module:qualname', not {reference!r}")
-
-
-def _credentials(user: str | None) -> tuple[int, int] | None:
-    """The uid and gid to start the worker with, or None to keep the parent's."""
-    if user is None:
-        return None
-    if sys.platform == "win32":
-        raise ValueError(f"cannot run the worker as {user!r}: Windows has no user to switch to")
-    import pwd
-
-    try:
-        entry = pwd.getpwnam(user)
-    except KeyError:
-        raise ValueError(f"no such user: {user!r}") from None
-    euid = os.geteuid()
-    if euid == 0:
-        return entry.pw_uid, entry.pw_gid
-    if euid != entry.pw_uid:
-        raise ValueError(
-            f"cannot run the worker as {user!r}: that needs root, and this process runs as uid "
-            f"{euid}"
-        )
-    return None
 
 
 class _Unpickler(pickle.Unpickler):
@@ -1013,62 +591,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _copy_files(source: Path, workdir: Path, owner: tuple[int, int] | None) -> None:
-    """Copy the contents of ``source`` into ``workdir`` afresh, owned by ``owner`` when given.
-
-    What a previous worker made of the copies is removed first: each start sees the originals.
-    """
-    for name in os.listdir(source):
-        target = workdir / name
-        if target.is_dir() and not target.is_symlink():
-            _remove_tree(target)
-        elif target.exists() or target.is_symlink():
-            target.unlink()
-    shutil.copytree(source, workdir, dirs_exist_ok=True)
-    if owner is not None:
-        for name in os.listdir(source):
-            top = workdir / name
-            for path in (top, *(top.rglob("*") if top.is_dir() else ())):
-                _give(path, owner)
-
-
-def _give(path: Path | int, owner: tuple[int, int] | None) -> None:
-    """Give a path, or the file open at a descriptor, to ``owner`` when there is one: the user
-    the worker runs as (never on Windows, which cannot switch users)."""
-    if owner is None or sys.platform == "win32":
-        return
-    if isinstance(path, int):
-        os.fchown(path, *owner)
-    else:
-        os.chown(path, *owner)
-
-
-def _empty(directory: Path) -> None:
-    """Remove what a directory holds, keeping the directory itself: a sandbox started before
-    (a fork server's) has it mounted, and would not see one made anew at the same path."""
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(directory):
-            if entry.is_dir(follow_symlinks=False):
-                _remove_tree(Path(entry.path))
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove a directory tree, including directories the worker made read-only."""
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o700)
-    for root, directories, _ in os.walk(path):
-        for name in directories:
-            directory = os.path.join(root, name)
-            # chmod follows symlinks; only real directories inside the tree are touched.
-            if not os.path.islink(directory):
-                with contextlib.suppress(OSError):
-                    os.chmod(directory, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
-
-
 if __name__ == "__main__":
     # Only a worker process runs the loop: the kit's process does not import it.
     from axm_conformance._process.child._loop import serve
@@ -1076,7 +598,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--fork-server":
         sys.exit(serve_forks(int(sys.argv[2]), sys.argv[3:], serve))
     channel_in, channel_out, parent = map(int, sys.argv[1:4])
-    if sys.platform == "win32":  # handles, see _spawn; binary, as the kit's ends are
+    if sys.platform == "win32":  # handles, see spawn; binary, as the kit's ends are
         channel_in = msvcrt.open_osfhandle(channel_in, os.O_RDONLY | os.O_BINARY)
         channel_out = msvcrt.open_osfhandle(channel_out, os.O_WRONLY | os.O_BINARY)
     sys.exit(serve(channel_in, channel_out, parent))
