@@ -20,7 +20,6 @@ the target's code.
 from __future__ import annotations
 
 import contextlib
-import io
 import math
 import os
 import pickle
@@ -29,12 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import Any, Self
 
 from axm_conformance._process._answers import Answer, Crash, CrashKind, RemoteError
 from axm_conformance._process._channel import (
@@ -44,7 +42,6 @@ from axm_conformance._process._channel import (
     STACK_SIGNAL,
     START,
     VALUE,
-    error_type,
     read_tail,
 )
 from axm_conformance._process.parent._ends import Ends, Lost, open_ends
@@ -58,6 +55,7 @@ from axm_conformance._process.parent._spawn import (
     credentials,
     spawn,
 )
+from axm_conformance._process.parent._unpickle import loads, unpickle_value
 from axm_conformance._process.system._confine import Confinement, under
 from axm_conformance._process.system._platform import (
     home_variables,
@@ -100,11 +98,6 @@ _STACK_GRACE = 0.1
 _MEMORY_HINTS = (b"MemoryError", b"Cannot allocate memory", b"out of memory", b"bad_alloc")
 _STDOUT_NAME = ".axm-worker.stdout"
 _STDERR_NAME = ".axm-worker.stderr"
-# Globals a reply may name besides those of the trusted modules: plain types only.
-_SAFE_BUILTINS = frozenset(
-    {"bool", "bytearray", "bytes", "complex", "dict", "float", "frozenset", "int", "list"}
-    | {"range", "set", "slice", "str", "tuple"}
-)
 
 
 @dataclass(frozen=True)
@@ -238,7 +231,7 @@ class Worker:
             late = f"the call to {target} did not return within {seconds} s"
             return Answer(crash=self._crash(lost, late, "during the call"))
         if tag == VALUE:
-            return _unpickle_value(target, body, self._config.trusted_modules)
+            return unpickle_value(target, body, self._config.trusted_modules)
         return self._error_or_crash(tag, body, "during the call")
 
     def start(self) -> Self:
@@ -428,7 +421,7 @@ class Worker:
         """Decode an error reply; anything else is a protocol violation."""
         if tag == ERROR:
             with contextlib.suppress(Exception):
-                fields = _loads(body, self._config.trusted_modules)
+                fields = loads(body, self._config.trusted_modules)
                 if (
                     isinstance(fields, tuple)
                     and len(fields) == 3
@@ -552,36 +545,6 @@ def _check_reference(reference: str, name: str) -> None:
     module, colon, qualname = reference.partition(":")
     if not (module and colon and qualname):
         raise ValueError(f"{name} must look like 'module:qualname', not {reference!r}")
-
-
-class _Unpickler(pickle.Unpickler):
-    """Unpickles only plain builtin types and the trusted modules' classes and functions."""
-
-    def __init__(self, file: IO[bytes], trusted: tuple[str, ...]) -> None:
-        super().__init__(file)
-        self.trusted = trusted
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module == "builtins" and name in _SAFE_BUILTINS) or any(
-            module == prefix or module.startswith(prefix + ".") for prefix in self.trusted
-        ):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(
-            f"refused to load {module}.{name}: only plain builtin types and the trusted modules "
-            f"({', '.join(self.trusted) or 'none'}) may be sent by the worker"
-        )
-
-
-def _loads(body: bytes | bytearray, trusted: tuple[str, ...]) -> Any:
-    return _Unpickler(io.BytesIO(body), trusted).load()
-
-
-def _unpickle_value(target: str, body: bytearray, trusted: tuple[str, ...]) -> Answer:
-    try:
-        return Answer(value=_loads(body, trusted))
-    except Exception as exc:
-        message = f"the return value of {target} could not be unpickled by the parent: {exc}"
-        return Answer(error=RemoteError(error_type(exc), message, traceback.format_exc()))
 
 
 def _signal_name(number: int) -> str:
