@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from axm_conformance._checks import checks_for
 from axm_conformance._failure import format_failure
-from axm_conformance._observation import canonical_json
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._outcomes import Status, verdict, writable
 from axm_conformance._version import __version__
 from axm_conformance.errors import AxmConformanceError

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from axm_conformance._certificate import SCHEMA_PATH
 from axm_conformance._checks import checks_for
-from axm_conformance._observation import canonical_json
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._settings import derived_seed
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixtures_on_path")]

@@ -13,7 +13,7 @@ import pytest
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from axm_conformance import check_tool
-from axm_conformance._observation import canonical_json
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._settings import derived_seed
 
 pytestmark = pytest.mark.slow

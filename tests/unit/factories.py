@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from axm_conformance._jsonable import canonical_json, jsonable
 from axm_conformance._observation import (
     Call,
     CallableInfo,
@@ -20,8 +21,6 @@ from axm_conformance._observation import (
     ResultFacts,
     ResultModel,
     SubjectInfo,
-    canonical_json,
-    jsonable,
 )
 from axm_conformance.protocols import capabilities
 from axm_conformance.protocols._axio_probes import GuardTrace, LimitTrace

@@ -13,7 +13,7 @@ import pytest
 
 from axm_conformance._certificate import RecordError, certificate, item_record, write_json
 from axm_conformance._failure import elided, format_failure, stderr_tail
-from axm_conformance._observation import jsonable
+from axm_conformance._jsonable import jsonable
 from axm_conformance._options import OPTIONS
 from axm_conformance._outcomes import Evidence, Finding, Status, failure, warning
 from axm_conformance._process.system import _sandbox

@@ -26,7 +26,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.validators import validator_for
 
 from axm_conformance._feeds import FEEDS, VALID, Feed
-from axm_conformance._observation import Call, SubjectInfo, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Call, SubjectInfo
 from axm_conformance._outcomes import Finding, Severity, note
 from axm_conformance.protocols import RegistryError, capabilities, groups
 

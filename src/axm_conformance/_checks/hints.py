@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
-from axm_conformance._observation import Call, Reading, SubjectInfo, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Call, Reading, SubjectInfo
 from axm_conformance._outcomes import Finding, not_run, warning
 from axm_conformance._process.system._sandbox import can_cut_off
 from axm_conformance._workdir import Change

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from axm_conformance._checks._registry import Applies, CheckContext, Found, check, first_few
 from axm_conformance._checks.schema import input_unusable, schema_problem
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._observation import (
     CONTENT_BLOCKS,
     PROGRAMMING_ERRORS,
@@ -24,7 +25,6 @@ from axm_conformance._observation import (
     ResultFacts,
     SubjectInfo,
     Varied,
-    canonical_json,
 )
 from axm_conformance._outcomes import Finding, warning
 

@@ -38,10 +38,8 @@ from axm_conformance._feeds import (
     INVALID,
     VALID,
 )
-from axm_conformance._observation import (
-    SubjectInfo,
-    canonical_json,
-)
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Severity, Status, not_run, note
 from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
 from axm_conformance._report import Outcome, ToolReport

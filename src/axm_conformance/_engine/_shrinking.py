@@ -18,12 +18,8 @@ from axm_conformance._feeds import (
     INVALID,
     VALID,
 )
-from axm_conformance._observation import (
-    Call,
-    Observation,
-    Step,
-    canonical_json,
-)
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Call, Observation, Step
 from axm_conformance._outcomes import Finding, Severity, note
 from axm_conformance._strategies import (
     shrink_size,

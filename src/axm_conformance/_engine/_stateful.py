@@ -36,7 +36,8 @@ from axm_conformance._engine._home import Together, weight
 from axm_conformance._engine._session import Session
 from axm_conformance._engine._world import call_step
 from axm_conformance._feeds import VALID
-from axm_conformance._observation import Observation, Step, SubjectInfo, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Observation, Step, SubjectInfo
 from axm_conformance._strategies import (
     Example,
     Hints,

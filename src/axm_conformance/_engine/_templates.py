@@ -27,7 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._observation import Alike, Call, ResultModel, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Alike, Call, ResultModel
 
 __all__ = ["Template", "Templates"]
 

@@ -16,7 +16,8 @@ from typing import Any
 from axm_conformance._engine._runs import Stop, charge
 from axm_conformance._engine._state import SessionState
 from axm_conformance._feeds import VALID
-from axm_conformance._observation import Observation, Varied, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Observation, Varied
 from axm_conformance._strategies import Cap, is_valid_input, variations
 
 __all__ = ["MOST_VARIED", "call_variations", "vary_refused"]

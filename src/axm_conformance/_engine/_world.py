@@ -13,7 +13,8 @@ from typing import Any, TypeGuard
 
 from axm_conformance._engine._state import SessionState
 from axm_conformance._feeds import VALID
-from axm_conformance._observation import Observation, Reading, Step, SubjectInfo, canonical_json
+from axm_conformance._jsonable import canonical_json
+from axm_conformance._observation import Observation, Reading, Step, SubjectInfo
 from axm_conformance._strategies import boundary_inputs
 
 __all__ = ["breaks", "call_step", "make_steps", "read_world"]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from axm_conformance._jsonable import canonical_json, jsonable
 from axm_conformance._observation import (
     CallableInfo,
     ParameterInfo,
@@ -23,8 +24,6 @@ from axm_conformance._observation import (
     ResultModel,
     SideEffect,
     SubjectInfo,
-    canonical_json,
-    jsonable,
 )
 from axm_conformance._process.child._origin import OwnCode, own_code
 from axm_conformance._process.system._sandbox import Sandbox

@@ -25,13 +25,8 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from axm_conformance._observation import (
-    Observation,
-    SideEffect,
-    SubjectInfo,
-    first_difference,
-    jsonable,
-)
+from axm_conformance._jsonable import first_difference, jsonable
+from axm_conformance._observation import Observation, SideEffect, SubjectInfo
 from axm_conformance._process.child._exceptions import release, safe_exception_info, type_name
 from axm_conformance._process.child._filewatch import FileWatch, project_roots
 from axm_conformance._process.child._literals import literals_of

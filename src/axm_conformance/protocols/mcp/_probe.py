@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._observation import canonical_json
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.mcp._facts import ServerFacts

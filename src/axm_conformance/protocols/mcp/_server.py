@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._observation import canonical_json
+from axm_conformance._jsonable import canonical_json
 from axm_conformance._process._channel import read_tail
 from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
 from axm_conformance._workdir import Change, Snapshot, snapshot
