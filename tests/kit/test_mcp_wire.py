@@ -10,18 +10,17 @@ from typing import Any
 
 import pytest
 
+from axm_conformance.protocols.mcp._handshake import Handshake, connect
+from axm_conformance.protocols.mcp._schema import schema_errors
 from axm_conformance.protocols.mcp._wire import (
     CURRENT,
     LEGACY,
     VERSIONS,
-    Handshake,
     Malformed,
     ServerGone,
     Session,
     WireError,
-    connect,
     has,
-    schema_errors,
 )
 
 SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "word_server.py"

@@ -17,6 +17,7 @@ from axm_conformance._jsonable import canonical_json
 from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._handshake import Handshake, connect
 from axm_conformance.protocols.mcp._server import (
     CLOSE_GRACE,
     McpServer,
@@ -25,14 +26,7 @@ from axm_conformance.protocols.mcp._server import (
     server_env,
     start_allowance,
 )
-from axm_conformance.protocols.mcp._wire import (
-    CURRENT,
-    INVALID_PARAMS,
-    Handshake,
-    Session,
-    WireError,
-    connect,
-)
+from axm_conformance.protocols.mcp._wire import CURRENT, INVALID_PARAMS, Session, WireError
 
 __all__ = ["probe"]
 

@@ -26,7 +26,8 @@ from axm_conformance._process._channel import read_tail
 from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
 from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.protocols._base import CallCrashed, LoadError, LoadOptions
-from axm_conformance.protocols.mcp._wire import Handshake, Malformed, Session, WireError, connect
+from axm_conformance.protocols.mcp._handshake import Handshake, connect
+from axm_conformance.protocols.mcp._wire import Malformed, Session, WireError
 
 __all__ = [
     "CLOSE_GRACE",

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import itertools
 import json
 import os
@@ -36,12 +35,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
-
-from jsonschema.protocols import Validator
-from jsonschema.validators import validator_for
-from referencing import Registry, Resource
 
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import (
@@ -55,22 +49,25 @@ from axm_conformance._process.system._sandbox import (
 )
 from axm_conformance._process.system._tasks import TaskGroup
 from axm_conformance.errors import AxmConformanceError
+from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
+from axm_conformance.protocols.mcp._schema import schema_errors
 
 __all__ = [
     "CURRENT",
     "INVALID_PARAMS",
     "LEGACY",
+    "META",
+    "STATEFUL",
+    "UNSUPPORTED_VERSION",
     "VERSIONS",
     "CannotStart",
-    "Handshake",
     "Malformed",
     "ServerGone",
     "Session",
     "WireError",
-    "connect",
+    "current_meta",
     "cut_off",
     "has",
-    "schema_errors",
 ]
 
 # Every published version, oldest first. The last is stateless (server/discover); the others are
@@ -78,7 +75,7 @@ __all__ = [
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 CURRENT = VERSIONS[-1]
 LEGACY = VERSIONS[-2]
-_STATEFUL = VERSIONS[:-1]
+STATEFUL = VERSIONS[:-1]
 # The members of a tool and of its result that a version has, by the first version that does
 # (each version's schema.json): a server speaking an older one is not judged by them.
 _SINCE = {
@@ -88,10 +85,10 @@ _SINCE = {
 }
 CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
 # The 2026-07-28 names of the metadata every request carries.
-_META = "io.modelcontextprotocol/"
+META = "io.modelcontextprotocol/"
 # A modern server that does not speak the requested version says so with this code; a client
 # must then not fall back to initialize (2026-07-28, stdio: backward compatibility).
-_UNSUPPORTED_VERSION = -32022
+UNSUPPORTED_VERSION = -32022
 _METHOD_NOT_FOUND = -32601
 # JSON-RPC's error for a request whose parameters are not what the method takes: how a server
 # may refuse an input that breaks a tool's schema, and an unknown tool.
@@ -253,7 +250,7 @@ class Session:
 
     def _drain(self, stream: Any) -> None:
         for line in iter(stream.readline, b""):
-            self.stderr.append(_shortened(line.decode("utf-8", "replace").rstrip("\n")))
+            self.stderr.append(shortened(line.decode("utf-8", "replace").rstrip("\n")))
             del self.stderr[:-40]
 
     def restart(self) -> None:
@@ -293,7 +290,7 @@ class Session:
         request_id = next(self._ids)
         params = dict(params or {})
         if self.version == CURRENT:
-            params["_meta"] = {**params.get("_meta", {}), **_current_meta()}
+            params["_meta"] = {**params.get("_meta", {}), **current_meta()}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
@@ -365,14 +362,14 @@ class Session:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self._process.wait(1.0)  # closing stdout is how a process ends, mostly
                 raise ServerGone(f"the server closed stdout during {method}{self._exit_note()}")
-            message, text, troubles = _parse(line)
+            message, text, troubles = parse(line)
             self.problems.extend(f"{trouble} (during {method})" for trouble in troubles)
             # A message of another JSON-RPC version is still the server's message, which the
             # schema then finds wrong.
             if isinstance(message, dict) and "jsonrpc" in message:
                 return message
-            if message is _UNREADABLE:
-                unreadable = _shortened(text)
+            if message is UNREADABLE:
+                unreadable = shortened(text)
                 if re.search(rf'"id"\s*:\s*{awaited}\b', text):
                     raise Malformed(
                         f"the server answered {method} with a message no JSON parser reads: "
@@ -381,7 +378,7 @@ class Session:
                 grace = max(_UNREADABLE_GRACE, self.timeout / 2)
                 deadline = min(deadline, time.monotonic() + grace)
             if text.strip():
-                self.strays.append(_shortened(text))
+                self.strays.append(shortened(text))
 
     def _answer(self, request: dict[str, Any]) -> None:
         if request.get("method") == "ping":
@@ -497,88 +494,8 @@ def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
         raise CannotStart(f"cannot start {program!r}: No such file or directory")
 
 
-# Python refuses to turn more digits than this into an int (sys.int_info); JSON sets no bound.
-_INT_DIGITS = 4000
-# The most of a line kept for a report.
-_KEPT = 500
-_UNREADABLE = object()
 # How long an answer may still come after a line meant as a message that no parser reads.
 _UNREADABLE_GRACE = 0.5
-
-
-def _shortened(text: str) -> str:
-    return text if len(text) <= _KEPT else f"{text[:_KEPT]}... ({len(text)} characters)"
-
-
-def _parse(line: bytes) -> tuple[Any, str, list[str]]:
-    """A line of stdout read as a JSON value (None when it is no JSON, ``_UNREADABLE`` when it
-    is meant as a message that no parser reads), its text, and where it breaks the transport's
-    text: bytes that are not UTF-8, a lone UTF-16 surrogate (not Unicode: strict parsers, the
-    Python SDK's among them, refuse the whole message), a message nested past a parser's depth."""
-    troubles: list[str] = []
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        troubles.append(
-            f"wrote bytes that are not UTF-8 ({line[exc.start : exc.end]!r} at byte {exc.start});"
-            " the stdio transport's messages are UTF-8"
-        )
-        text = line.decode("utf-8", "replace")
-    text = text.rstrip("\r\n")
-    meant = '"jsonrpc"' in text
-    try:
-        value = json.loads(text, parse_int=_integer, parse_constant=_no_constant)
-    except RecursionError:
-        troubles.append(
-            "wrote a message nested deeper than Python's JSON parser reads (about 1,000 "
-            "levels); parsers with a depth limit refuse it"
-        )
-        return _UNREADABLE, text, troubles
-    except ValueError:
-        return (_UNREADABLE if meant else None), text, troubles
-    if _SURROGATE_ESCAPE.search(text):
-        value, lone = _without_lone_surrogates(value)
-        if lone:
-            troubles.append(
-                f"a string holds the lone UTF-16 surrogate {lone!r}, which is not Unicode text: "
-                "strict JSON parsers refuse the whole message"
-            )
-    return value, text, troubles
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# What json.loads leaves of an escaped surrogate no other completes. The kit's own pattern
-# (_outcomes) is not imported: a protocol reaches the core only through its public modules.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _integer(text: str) -> int | float:
-    # More digits than an int takes is a number all the same: as a float (infinity, which the
-    # result's own checks name).
-    return int(text) if len(text) <= _INT_DIGITS else float(text)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _without_lone_surrogates(value: Any) -> tuple[Any, str]:
-    """``value`` with every lone surrogate replaced by U+FFFD, and the first one found."""
-    found: list[str] = []
-
-    def clean(item: Any) -> Any:
-        if isinstance(item, str):
-            lone = _LONE_SURROGATE.findall(item)
-            found.extend(lone)
-            return _LONE_SURROGATE.sub("\ufffd", item) if lone else item
-        if isinstance(item, list):
-            return [clean(x) for x in item]
-        if isinstance(item, dict):
-            return {clean(key): clean(x) for key, x in item.items()}
-        return item
-
-    cleaned = clean(value)
-    return cleaned, (found[0] if found else "")
 
 
 def _answers_a_request(answered: Any, last: int) -> bool:
@@ -591,148 +508,12 @@ def _chosen(message: dict[str, Any]) -> str:
     """The version an initialize answer picks, where it is a published one (else LEGACY)."""
     result = message.get("result")
     chosen = result.get("protocolVersion") if isinstance(result, dict) else None
-    return chosen if chosen in _STATEFUL else LEGACY
+    return chosen if chosen in STATEFUL else LEGACY
 
 
-def _current_meta() -> dict[str, Any]:
+def current_meta() -> dict[str, Any]:
     return {
-        f"{_META}protocolVersion": CURRENT,
-        f"{_META}clientInfo": CLIENT_INFO,
-        f"{_META}clientCapabilities": {},
+        f"{META}protocolVersion": CURRENT,
+        f"{META}clientInfo": CLIENT_INFO,
+        f"{META}clientCapabilities": {},
     }
-
-
-@dataclass(frozen=True)
-class Handshake:
-    """How a server answered the version probe: the version it speaks, its capabilities, what it
-    says it is, what the probe met (the discover result, or why the client fell back), and the
-    instructions it gives a client for using its tools ("" when none)."""
-
-    version: str
-    capabilities: dict[str, Any]
-    server_info: dict[str, Any]
-    probe: str
-    instructions: str = ""
-    ended_on_probe: bool = False  # the server ended when probed with server/discover
-
-
-def connect(session: Session, known: Handshake | None = None) -> Handshake:
-    """Probe with ``server/discover``, fall back to ``initialize``; raises :class:`WireError`
-    when the server speaks no published version. A server ``known`` to speak a version of
-    ``initialize`` (by the handshake of its first session) is not probed again, as the
-    versioning page lets a client cache a server's era: the probe may cost a timeout, or a
-    start, for each session of a server that ignores or breaks on it. The handshake returned
-    then says what the first probe met."""
-    if known is not None and known.version in _STATEFUL:
-        spoken = _initialize(session, "")
-        return dataclasses.replace(spoken, probe=known.probe, ended_on_probe=known.ended_on_probe)
-    ended = ""
-    try:
-        answer: dict[str, Any] | None = session.request(
-            "server/discover", {"_meta": _current_meta()}
-        )
-    except ServerGone as exc:
-        # A server of an older version may end on a method it does not know: it is started
-        # again and spoken to as such a server, and the probe says what happened.
-        ended = str(exc)
-        answer = None
-        session.restart()
-    except Malformed:
-        raise
-    except WireError:
-        answer = None  # no answer in time: a legacy server may ignore the unknown method
-    if answer is not None and "result" in answer:
-        result = answer["result"]
-        supported = result.get("supportedVersions") if isinstance(result, dict) else None
-        if not (isinstance(supported, list) and CURRENT in supported):
-            raise WireError(f"server/discover offers {supported!r}, not {CURRENT}")
-        session.version = CURRENT
-        meta = result.get("_meta") or {}
-        return Handshake(
-            CURRENT,
-            dict(result.get("capabilities") or {}),
-            dict(meta.get(f"{_META}serverInfo") or {}),
-            "server/discover answered",
-            _instructions(result),
-        )
-    error = (answer or {}).get("error") or {}
-    if isinstance(error, dict) and error.get("code") == _UNSUPPORTED_VERSION:
-        supported = (error.get("data") or {}).get("supported")
-        raise WireError(
-            f"the server speaks {supported!r}, and the kit speaks {', '.join(VERSIONS)}"
-        )
-    if ended:
-        probe = f"server/discover ended it ({ended}); started again"
-    elif answer is None:
-        probe = "no answer to server/discover"
-    else:
-        probe = f"server/discover answered error {error.get('code')!r}"
-    try:
-        return _initialize(session, probe, ended_on_probe=bool(ended))
-    except ServerGone as exc:
-        if ended:
-            raise
-        # The probe broke a server of an older version without ending it at once (an SDK's
-        # reader failing on the unknown method): it ends on the next message. Started again,
-        # it is spoken to as such a server, and the probe says what happened.
-        session.restart()
-        return _initialize(
-            session, f"{probe}, and it ended at initialize ({exc}); started again", True
-        )
-
-
-def _initialize(session: Session, probe: str, ended_on_probe: bool = False) -> Handshake:
-    """The handshake of the versions before 2026-07-28: ``initialize``, offering the newest of
-    them, then ``notifications/initialized``."""
-    offer = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
-    reply = session.request("initialize", offer, timeout=session.start_allowance)
-    result = reply.get("result")
-    if not isinstance(result, dict):
-        raise WireError(f"initialize was answered with {json.dumps(reply.get('error'))}")
-    chosen = result.get("protocolVersion")
-    if chosen not in _STATEFUL:
-        raise WireError(
-            f"initialize chose the protocol version {chosen!r}, which is no version negotiated "
-            f"by initialize: offered {LEGACY}, it could have picked any of "
-            f"{', '.join(_STATEFUL)}"
-        )
-    session.version = chosen
-    session.notify("notifications/initialized")
-    return Handshake(
-        chosen,
-        dict(result.get("capabilities") or {}),
-        dict(result.get("serverInfo") or {}),
-        f"{probe}; initialize answered",
-        _instructions(result),
-        ended_on_probe=ended_on_probe,
-    )
-
-
-def _instructions(result: dict[str, Any]) -> str:
-    instructions = result.get("instructions")
-    return instructions if isinstance(instructions, str) else ""
-
-
-# The names the versions before 2025-11-25 (JSON Schema draft-07) give two definitions.
-_RENAMED = {"JSONRPCResultResponse": "JSONRPCResponse", "JSONRPCErrorResponse": "JSONRPCError"}
-
-
-@functools.cache
-def _validator(version: str, definition: str) -> Validator:
-    """A validator of one definition of a version's official schema, in the schema's own dialect
-    (draft-07 before 2025-11-25, 2020-12 since)."""
-    text = resources.files("axm_conformance").joinpath(f"data/mcp/{version}/schema.json")
-    document = json.loads(text.read_text(encoding="utf-8"))
-    uri = f"urn:mcp:{version}"
-    registry: Registry[Any] = Registry().with_resource(uri, Resource.from_contents(document))
-    where = "$defs" if "$defs" in document else "definitions"
-    if definition not in document[where]:
-        definition = _RENAMED.get(definition, definition)
-    cls = validator_for(document)
-    return cls({"$ref": f"{uri}#/{where}/{definition}"}, registry=registry)
-
-
-def schema_errors(version: str, definition: str, value: Any) -> list[str]:
-    """Where ``value`` breaks the definition of that name in the version's official schema."""
-    errors = _validator(version, definition).iter_errors(value)
-    return [f"{error.json_path}: {error.message}" for error in sorted(errors, key=str)]
