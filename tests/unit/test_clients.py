@@ -15,6 +15,7 @@ from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._clients import (
     PROFILES,
     Rule,
+    _gemini,
     _profiles,
     breaches,
     portability,
@@ -25,7 +26,13 @@ from axm_conformance._settings import Settings, SettingsError
 from client_rules import CASES, OBJECT
 from tests.unit.factories import subject
 
-RULES = {value.id: value for value in vars(_profiles).values() if isinstance(value, Rule)}
+# Every rule of every profile's module.
+RULES = {
+    value.id: value
+    for module in (_profiles, _gemini)
+    for value in vars(module).values()
+    if isinstance(value, Rule)
+}
 SCHEMAS = [schema for _, _, schema, _ in CASES]
 
 
