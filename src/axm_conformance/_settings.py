@@ -81,6 +81,12 @@ class Settings:
     clients: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        self._absolute_paths()
+        self._check_numbers()
+        self._check_entries()
+        self._check_installed()
+
+    def _absolute_paths(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
         # that means "the current directory", must name the directory they mean here.
         absolute = tuple(os.path.abspath(entry or os.curdir) for entry in self.sys_path)
@@ -90,6 +96,8 @@ class Settings:
             if not os.path.isdir(files):
                 raise SettingsError("worker_files", f"worker_files {files!r} is not a directory")
             object.__setattr__(self, "worker_files", files)
+
+    def _check_numbers(self) -> None:
         _whole(self.examples, "examples", minimum=1)
         if (
             isinstance(self.timeout, bool)
@@ -118,22 +126,19 @@ class Settings:
             )
         if self.seed is not None:
             _whole(self.seed, "seed", minimum=0)
-        from axm_conformance.protocols import registered
+        _whole(self.max_result_bytes, "max_result_bytes", minimum=1)
+        if self.memory_limit is not None:
+            _whole(self.memory_limit, "memory_limit", minimum=1)
 
-        choices = ("auto", *registered())
-        if self.protocol not in choices:
-            raise SettingsError(
-                "protocol", f"protocol must be one of {', '.join(choices)}, not {self.protocol!r}"
-            )
+    def _check_entries(self) -> None:
+        """The pattern, the exemptions, the environment given to servers, the tools given the
+        network and the sandbox mode, as written."""
         try:
             re.compile(self.name_pattern)
         except (re.error, TypeError) as exc:
             raise SettingsError(
                 "name_pattern", f"name_pattern {self.name_pattern!r} is not a regex: {exc}"
             ) from None
-        _whole(self.max_result_bytes, "max_result_bytes", minimum=1)
-        if self.memory_limit is not None:
-            _whole(self.memory_limit, "memory_limit", minimum=1)
         for exemptions in _EXEMPTIONS:
             for entry in getattr(self, exemptions):
                 if not (len(entry) == 2 and all(isinstance(part, str) and part for part in entry)):
@@ -141,18 +146,34 @@ class Settings:
                         exemptions,
                         f"{exemptions} entries are (tool name, reason) pairs, not {entry!r}",
                     )
+        for entry in self.server_env:
+            if not (
+                len(entry) == 2
+                and all(isinstance(part, str) for part in entry)
+                and entry[0].isidentifier()
+            ):
+                raise SettingsError(
+                    "server_env", f"server_env entries are (name, value) pairs, not {entry!r}"
+                )
+        if not all(isinstance(name, str) and name for name in self.network):
+            raise SettingsError(
+                "network", f"network names tools, or '*' for all, not {self.network!r}"
+            )
         if self.sandbox not in _sandbox.MODES:
             raise SettingsError(
                 "sandbox",
                 f"sandbox must be one of {', '.join(_sandbox.MODES)}, not {self.sandbox!r}",
             )
-        if self.sandbox == "required" and _sandbox.support():
+
+    def _check_installed(self) -> None:
+        """What the settings name among what is installed: a protocol, client profiles, checks
+        (the plugins' loaded first), and a sandbox where one is required."""
+        from axm_conformance.protocols import registered
+
+        choices = ("auto", *registered())
+        if self.protocol not in choices:
             raise SettingsError(
-                "sandbox", f"a sandbox is required, and none can be built: {_sandbox.support()}"
-            )
-        if not all(isinstance(name, str) and name for name in self.network):
-            raise SettingsError(
-                "network", f"network names tools, or '*' for all, not {self.network!r}"
+                "protocol", f"protocol must be one of {', '.join(choices)}, not {self.protocol!r}"
             )
         from axm_conformance._clients import PROFILES
 
@@ -163,15 +184,6 @@ class Settings:
                 f"unknown client {', '.join(map(repr, unknown_clients))}; known: "
                 f"{', '.join(PROFILES)}",
             )
-        for entry in self.server_env:
-            if not (
-                len(entry) == 2
-                and all(isinstance(part, str) for part in entry)
-                and entry[0].isidentifier()
-            ):
-                raise SettingsError(
-                    "server_env", f"server_env entries are (name, value) pairs, not {entry!r}"
-                )
         from axm_conformance._checks import CHECKS, load_check_plugins
 
         load_check_plugins()
@@ -180,6 +192,10 @@ class Settings:
             raise SettingsError(
                 "checks",
                 f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
+            )
+        if self.sandbox == "required" and _sandbox.support():
+            raise SettingsError(
+                "sandbox", f"a sandbox is required, and none can be built: {_sandbox.support()}"
             )
 
     def exemption(self, opt_out: str, name: Any) -> str | None:

@@ -17,9 +17,11 @@ import contextlib
 import json
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import hypothesis
+from hypothesis.strategies import SearchStrategy
 
 from axm_conformance._checks import Check, CheckContext, checks_for
 from axm_conformance._engine._caller import Caller, Callers
@@ -45,6 +47,7 @@ from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
+    Example,
     Mutation,
     boundary_inputs,
     discarded_count,
@@ -162,87 +165,27 @@ def _fuzz(
     # The worker is closed whatever happens, also when the tool turns out not to be callable.
     with contextlib.closing(worker):
         try:
-            schema = subject.input_schema
-            hints = hints_for(subject, settings)
-            try:
-                # The strings that break path and text handling probe a Python tool's own
-                # handling; a server is not given them yet (see conformance/README.md).
-                text_edges = "in-process" in subject.capabilities
-                boundary = boundary_inputs(schema, text_edges=text_edges)
-                invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
-                drawn = generated_inputs(schema, hints)
-                placed = hinted_inputs(schema, hints, settings.examples)
-            except ValueError as exc:
-                raise NotRunnable(
-                    f"no valid input can be generated from the input schema: {exc}"
-                ) from None
-            if subject.call_style == "dict":
-                mutations = [*mutations, *_not_objects()]
-            discarded_before = discarded_count(schema)
-            session = Session(subject, runs, context, worker, settings, invalid, drawn)
+            inputs = _Inputs.of(subject, settings)
+            session = Session(
+                subject, runs, context, worker, settings, inputs.invalid, inputs.drawn
+            )
             session.online = online
             session.progress = progress
             session.together = Together.of(subject, context.subjects, settings)
             session.deadline = time.monotonic() + settings.tool_budget
             session.database = hypothesis.settings().database
-            with contextlib.suppress(Stop):
-                session.phase = "valid inputs"
-                try:
-                    replay(session, VALID)
-                    for example in boundary:
-                        judge_example(session, example, f"boundary example: {example.label}")
-                    for example in placed:
-                        judge_example(session, example, example.label)
-                    explore(session, seed, feed=VALID)
-                finally:
-                    session.flush()
-                # Before other tools change the world the refusals were made in.
-                session.phase = "variations of refused inputs"
-                vary_refused(session)
-                session.phase = "after other tools of its home"
-                try:
-                    explore_together(session, seed)
-                finally:
-                    session.flush()
-                session.phase = "variations of inputs refused after other tools"
-                vary_refused(session)
-            session.finish(VALID)
-            session.discarded = discarded_count(schema) - discarded_before
-            with contextlib.suppress(Stop):
-                session.phase = "invalid inputs"
-                replay(session, INVALID)
-                for mutation in mutations:
-                    judge_mutation(session, mutation)
-                explore(session, seed, feed=INVALID)
-            session.finish(INVALID)
-            session.phase = "probes"
-            probe(session, [example.value for example in boundary], mutations)
-            offline(session, [example.value for example in boundary])
-            for run in runs:
-                # A state found broken by blame was made again already: it is its reproduction.
-                blamed = run.failure is not None and run.failure[0].fresh is not None
-                if run.failure is not None and run.check.feed.fuzzed and not blamed:
-                    session.phase = f"shrinking {run.check.id}"
-                    shrinking = time.perf_counter()
-                    found = run.failure
-                    shrink(session, run)
-                    if not run.check.repeats:  # a check that repeats compares two calls itself
-                        reproduce(session, run, found)
-                        if run.failure is not None:
-                            confirm(session, run)
-                    save(session, run)
-                    charge([run], shrinking)
+            _call(session, inputs, seed)
+            _shrink_failures(session)
             session.refusals_alike()
         except NotRunnable as exc:
-            message = not_run(f"not run: {exc}")
             _share_the_rest(runs, time.perf_counter() - started)
-            outcomes = {
+            message = not_run(f"not run: {exc}")
+            return {
                 run.check.id: Outcome(
                     run.check.id, run.check.title, Status.ERROR, (message,), duration=run.seconds
                 )
                 for run in runs
-            }
-            return outcomes, {}
+            }, {}
     _share_the_rest(runs, time.perf_counter() - started)
     outcomes = {run.check.id: outcome_of(run, session, run.seconds) for run in runs}
     calls: dict[str, int | float] = {kind: session.tally[kind] for kind in CALL_KINDS}
@@ -250,6 +193,97 @@ def _fuzz(
         calls |= {"backoffs": session.backoffs, "paused": round(session.paused, 1)}
     calls |= {kind: count for kind, count in session.unblamed.items() if count}
     return outcomes, calls
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """What a tool is called with, drawn from its input schema and hints."""
+
+    boundary: list[Example]
+    placed: list[Example]
+    drawn: SearchStrategy[Example]
+    invalid: SearchStrategy[Mutation]
+    mutations: list[Mutation]
+    schema: Any
+
+    @classmethod
+    def of(cls, subject: SubjectInfo, settings: Settings) -> _Inputs:
+        """The tool's inputs; NotRunnable when its schema gives no valid one."""
+        schema = subject.input_schema
+        hints = hints_for(subject, settings)
+        try:
+            # The strings that break path and text handling probe a Python tool's own
+            # handling; a server is not given them yet (see conformance/README.md).
+            text_edges = "in-process" in subject.capabilities
+            boundary = boundary_inputs(schema, text_edges=text_edges)
+            invalid, mutations = invalid_inputs(schema, hints), invalid_examples(schema)
+            drawn = generated_inputs(schema, hints)
+            placed = hinted_inputs(schema, hints, settings.examples)
+        except ValueError as exc:
+            raise NotRunnable(
+                f"no valid input can be generated from the input schema: {exc}"
+            ) from None
+        if subject.call_style == "dict":
+            mutations = [*mutations, *_not_objects()]
+        return cls(boundary, placed, drawn, invalid, mutations, schema)
+
+
+def _call(session: Session, inputs: _Inputs, seed: int) -> None:
+    """Make the tool's calls, phase after phase: valid inputs (and the variations of those it
+    refused), after other tools of its home, invalid inputs, then the probes."""
+    discarded_before = discarded_count(inputs.schema)
+    with contextlib.suppress(Stop):
+        session.phase = "valid inputs"
+        try:
+            replay(session, VALID)
+            for example in inputs.boundary:
+                judge_example(session, example, f"boundary example: {example.label}")
+            for example in inputs.placed:
+                judge_example(session, example, example.label)
+            explore(session, seed, feed=VALID)
+        finally:
+            session.flush()
+        # Before other tools change the world the refusals were made in.
+        session.phase = "variations of refused inputs"
+        vary_refused(session)
+        session.phase = "after other tools of its home"
+        try:
+            explore_together(session, seed)
+        finally:
+            session.flush()
+        session.phase = "variations of inputs refused after other tools"
+        vary_refused(session)
+    session.finish(VALID)
+    session.discarded = discarded_count(inputs.schema) - discarded_before
+    with contextlib.suppress(Stop):
+        session.phase = "invalid inputs"
+        replay(session, INVALID)
+        for mutation in inputs.mutations:
+            judge_mutation(session, mutation)
+        explore(session, seed, feed=INVALID)
+    session.finish(INVALID)
+    session.phase = "probes"
+    probe(session, [example.value for example in inputs.boundary], inputs.mutations)
+    offline(session, [example.value for example in inputs.boundary])
+
+
+def _shrink_failures(session: Session) -> None:
+    """Shrink each failure the fuzzed calls found, reproduce and confirm it, and save it."""
+    for run in session.runs:
+        # A state found broken by blame was made again already: it is its reproduction.
+        blamed = run.failure is not None and run.failure[0].fresh is not None
+        if run.failure is None or not run.check.feed.fuzzed or blamed:
+            continue
+        session.phase = f"shrinking {run.check.id}"
+        shrinking = time.perf_counter()
+        found = run.failure
+        shrink(session, run)
+        if not run.check.repeats:  # a check that repeats compares two calls itself
+            reproduce(session, run, found)
+            if run.failure is not None:
+                confirm(session, run)
+        save(session, run)
+        charge([run], shrinking)
 
 
 def _share_the_rest(runs: list[Run], total: float) -> None:
