@@ -208,9 +208,7 @@ def differential(
     row = row_of(keyword)
     oracle = Oracle(draft)
     third = third_vote(ref)
-    counts = {"judged": 0, "passed": 0, "errored": 0, "ambiguous": 0, "oracle": 0}
-    kept: dict[str, Disagreement] = {}  # the smallest pair of each status that is not shrunk
-    crashed: set[str] = set()  # the schemas the validator's worker crashed on
+    tally = _Tally()
 
     @hypothesis_seed(seed)
     @settings(
@@ -226,35 +224,13 @@ def differential(
     )
     @given(st.data())
     def probe(data: st.DataObject) -> None:
-        drawn = data.draw(schemas, label="schema")
-        try:
-            valid = valid_inputs(drawn)
-            sources: list[st.SearchStrategy[Mutation]] = [invalid_inputs(drawn)]
-            fixed = invalid_examples(drawn)
-            schema_text = canonical(declared(drawn, draft))
-        except _GENERATION_ERRORS:
-            reject()  # a schema no instance can be made for, such as an empty enum intersection
-        if fixed:
-            sources.append(st.sampled_from(fixed))
-        live = [source for source in sources if not source.is_empty]
-        wants_invalid: bool = bool(live) and data.draw(st.booleans(), label="invalid")
-        if wants_invalid:
-            mutation = data.draw(st.one_of(live), label="mutation")
-            instances = [mutation.value]
-        else:  # a valid instance, then its near misses at one place
-            mutation, instance = None, data.draw(valid, label="instance")
-            place = data.draw(st.sampled_from(_places(instance)), label="place")
-            instances = [instance, *_near_misses(instance, place)]
-        try:
-            texts = [canonical(instance) for instance in instances]
-        except ValueError:
-            reject()  # NaN or an infinity: no JSON text
+        schema_text, texts, mutation = _drawn_pair(data, schemas, draft)
         for instance_text in texts:
             # Skipped only here: Hypothesis wants the same draws from the same choices.
-            if schema_text in crashed:
+            if schema_text in tally.crashed:
                 return  # each try would cost the timeout again
-            counts["judged"] += 1
-            judged(
+            tally.counts["judged"] += 1
+            tally.judged(
                 _assess(
                     judge,
                     third,
@@ -271,21 +247,6 @@ def differential(
                 schema_text,
             )
 
-    def judged(found: Disagreement | None, schema_text: str) -> None:
-        """Count the pair's end, and raise a failure for Hypothesis to shrink."""
-        if found is None:
-            counts["passed"] += 1
-        elif found.status != "failed":
-            counts[found.status] += 1
-            if found.status not in kept or _size(found) < _size(kept[found.status]):
-                kept[found.status] = found  # not shrunk: the smallest seen explains it best
-            if found.status == "errored":
-                crashed.add(schema_text)
-        elif found.got is None:
-            raise _Raised(found)
-        else:
-            raise _Accepted(found) if found.got else _Rejected(found)
-
     found: list[Disagreement] = []
     try:
         with without_local_constants():  # the schemas and instances are the kit's to build
@@ -295,6 +256,7 @@ def differential(
             raise
     order = {"accepted": 0, "rejected": 1}
     found.sort(key=lambda d: order.get(d.what.split()[0], 2))
+    kept, counts = tally.kept, tally.counts
     if "errored" in kept:
         found.append(kept["errored"])
     return DifferentialReport(
@@ -310,6 +272,66 @@ def differential(
         counts["oracle"],
         tuple(kept[status] for status in ("ambiguous", "oracle") if status in kept),
     )
+
+
+def _drawn_pair(
+    data: st.DataObject, schemas: st.SearchStrategy[Any], draft: str
+) -> tuple[str, list[str], Mutation | None]:
+    """A schema's text and the instances to judge against it: a one-mistake mutation of a
+    valid instance, or a valid instance and its near misses at one place (with no mutation)."""
+    drawn = data.draw(schemas, label="schema")
+    try:
+        valid = valid_inputs(drawn)
+        sources: list[st.SearchStrategy[Mutation]] = [invalid_inputs(drawn)]
+        fixed = invalid_examples(drawn)
+        schema_text = canonical(declared(drawn, draft))
+    except _GENERATION_ERRORS:
+        reject()  # a schema no instance can be made for, such as an empty enum intersection
+    if fixed:
+        sources.append(st.sampled_from(fixed))
+    live = [source for source in sources if not source.is_empty]
+    wants_invalid: bool = bool(live) and data.draw(st.booleans(), label="invalid")
+    if wants_invalid:
+        mutation = data.draw(st.one_of(live), label="mutation")
+        instances = [mutation.value]
+    else:  # a valid instance, then its near misses at one place
+        mutation, instance = None, data.draw(valid, label="instance")
+        place = data.draw(st.sampled_from(_places(instance)), label="place")
+        instances = [instance, *_near_misses(instance, place)]
+    try:
+        return schema_text, [canonical(instance) for instance in instances], mutation
+    except ValueError:
+        reject()  # NaN or an infinity: no JSON text
+
+
+@dataclass
+class _Tally:
+    """How the pairs judged ended, the smallest pair of each status that is not shrunk, and
+    the schemas the validator's worker crashed on."""
+
+    counts: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("judged", "passed", "errored", "ambiguous", "oracle"), 0
+        )
+    )
+    kept: dict[str, Disagreement] = field(default_factory=dict)
+    crashed: set[str] = field(default_factory=set)
+
+    def judged(self, found: Disagreement | None, schema_text: str) -> None:
+        """Count the pair's end, and raise a failure for Hypothesis to shrink."""
+        if found is None:
+            self.counts["passed"] += 1
+        elif found.status != "failed":
+            self.counts[found.status] += 1
+            kept = self.kept.get(found.status)
+            if kept is None or _size(found) < _size(kept):
+                self.kept[found.status] = found  # not shrunk: the smallest seen explains it best
+            if found.status == "errored":
+                self.crashed.add(schema_text)
+        elif found.got is None:
+            raise _Raised(found)
+        else:
+            raise _Accepted(found) if found.got else _Rejected(found)
 
 
 def _places(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
