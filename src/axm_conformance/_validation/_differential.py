@@ -211,17 +211,7 @@ def differential(
     tally = _Tally()
 
     @hypothesis_seed(seed)
-    @settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=True,
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-    )
+    @_quietly(examples)
     @given(st.data())
     def probe(data: st.DataObject) -> None:
         schema_text, texts, mutation = _drawn_pair(data, schemas, draft)
@@ -271,6 +261,22 @@ def differential(
         counts["ambiguous"],
         counts["oracle"],
         tuple(kept[status] for status in ("ambiguous", "oracle") if status in kept),
+    )
+
+
+def _quietly(examples: int) -> settings:
+    """A run of ``examples`` pairs that writes no database, reports every way of failing it
+    found, and prints nothing of its own."""
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=True,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
     )
 
 

@@ -233,22 +233,46 @@ def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any
         tool = _instrumented(state.protocol.obj, recorder, extra_guard=switch)
     except ProbeError as exc:
         return LimitTrace(limit, 0, 0, (), "", problem=str(exc))
+    calls = _LimitCalls(tool, recorder, valid, invalid, limit)
+    loop = asyncio.new_event_loop()
+    try:
+        leaks = loop.run_until_complete(calls.failures_leave_permits())
+    finally:
+        loop.close()
+    return LimitTrace(
+        limit=limit,
+        calls=3 * limit,
+        peak=recorder.peak,
+        leaks=tuple(leaks),
+        second_loop=calls.in_a_second_loop(),
+    )
 
-    async def one(mode: str, arguments: Any) -> bool:
+
+@dataclass
+class _LimitCalls:
+    """The calls that judge a concurrency limit, on a tool instrumented by ``recorder``."""
+
+    tool: Any
+    recorder: _Recorder
+    valid: dict[str, Any]
+    invalid: Any
+    limit: int
+
+    async def one(self, mode: str, arguments: Any) -> bool:
         """Make one call; False when it waited too long for a permit."""
-        recorder.mode = mode
+        self.recorder.mode = mode
         try:
-            await asyncio.wait_for(tool(**copy.deepcopy(arguments)), _PERMIT_WAIT)
+            await asyncio.wait_for(self.tool(**copy.deepcopy(arguments)), _PERMIT_WAIT)
         except TimeoutError:
             return False
         except Exception:
             pass
         return True
 
-    async def burst(count: int) -> list[BaseException]:
+    async def burst(self, count: int) -> list[BaseException]:
         """Fire ``count`` concurrent valid calls; the exceptions the runtime itself raised."""
-        recorder.mode = "hold"
-        calls = (tool(**copy.deepcopy(valid)) for _ in range(count))
+        self.recorder.mode = "hold"
+        calls = (self.tool(**copy.deepcopy(self.valid)) for _ in range(count))
         outcomes = await asyncio.gather(*calls, return_exceptions=True)
         # A tool's own errors (GuardError, HandlerError) may answer a valid input; anything
         # else came from the runtime (a semaphore bound to another event loop, say).
@@ -259,55 +283,56 @@ def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any
             and not {"GuardError", "HandlerError"} & {k.__name__ for k in type(outcome).__mro__}
         ]
 
-    async def cancel(count: int) -> None:
+    async def cancel(self, count: int) -> None:
         """Cancel ``count`` concurrent calls: those holding a permit and one waiting for it."""
-        recorder.mode = "hang"
-        tasks = [asyncio.ensure_future(tool(**copy.deepcopy(valid))) for _ in range(count)]
+        self.recorder.mode = "hang"
+        tasks = [
+            asyncio.ensure_future(self.tool(**copy.deepcopy(self.valid))) for _ in range(count)
+        ]
         await asyncio.sleep(_HOLD)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def first_loop() -> list[str]:
-        await burst(3 * limit)
+    async def failures_leave_permits(self) -> list[str]:
+        """A burst, then each kind of failure limit + 1 times, each followed by a valid call:
+        the first kind after which no permit was left (none when every kind left them)."""
+        await self.burst(3 * self.limit)
         failures = {
-            "invalid arguments": ("pass", invalid),
-            "guard denial": ("deny", valid),
-            "handler exception": ("raise", valid),
+            "invalid arguments": ("pass", self.invalid),
+            "guard denial": ("deny", self.valid),
+            "handler exception": ("raise", self.valid),
         }
         for kind in (*failures, "cancellation"):
             if kind == "cancellation":
-                await cancel(limit + 1)
+                await self.cancel(self.limit + 1)
             else:
-                for _ in range(limit + 1):
-                    if not await one(*failures[kind]):
+                for _ in range(self.limit + 1):
+                    if not await self.one(*failures[kind]):
                         return [kind]  # a failing call already waited for a permit in vain
-            if not await one("pass", valid):
+            if not await self.one("pass", self.valid):
                 return [kind]  # the permits are gone: later kinds cannot be told apart
         return []
 
-    loop = asyncio.new_event_loop()
-    try:
-        leaks = loop.run_until_complete(first_loop())
-    finally:
-        loop.close()
-    second = ""
-    started = time.monotonic()
-    try:
-        errors = asyncio.run(asyncio.wait_for(burst(2 * limit), _PERMIT_WAIT + 2 * limit * _HOLD))
+    def in_a_second_loop(self) -> str:
+        """What contended calls from a second event loop met ("" when they were served)."""
+        limit = self.limit
+        started = time.monotonic()
+        try:
+            errors = asyncio.run(
+                asyncio.wait_for(self.burst(2 * limit), _PERMIT_WAIT + 2 * limit * _HOLD)
+            )
+        except TimeoutError:
+            waited = time.monotonic() - started
+            return f"contended calls from a second event loop did not finish in {waited:.1f} s"
+        except Exception as exc:
+            return f"contended calls from a second event loop raised {type(exc).__name__}: {exc}"
         if errors:
-            second = (
+            return (
                 f"{len(errors)} of {2 * limit} contended calls from a second event loop raised "
                 f"{type(errors[0]).__name__}: {errors[0]}"
             )
-    except TimeoutError:
-        waited = time.monotonic() - started
-        second = f"contended calls from a second event loop did not finish in {waited:.1f} s"
-    except Exception as exc:
-        second = f"contended calls from a second event loop raised {type(exc).__name__}: {exc}"
-    return LimitTrace(
-        limit=limit, calls=3 * limit, peak=recorder.peak, leaks=tuple(leaks), second_loop=second
-    )
+        return ""
 
 
 def _guard_error(tool: Any) -> type[Exception]:
