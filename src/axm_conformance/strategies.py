@@ -28,7 +28,8 @@ The strategies the kit fuzzes tools with, for use in your own property tests::
 - `boundary_inputs(schema)`: a deterministic list of `Example` (value and label): the simplest
   valid value, then one edge case at a time (bounds, lengths, enum values, optional properties);
   its `source` is "schema-example" for a value the schema's `examples` or `default` offer, else
-  "boundary".
+  "boundary";
+- `simplest_input(schema)`: the first of those, made without building any strategy.
 
 The schema is read as JSON Schema 2020-12. Objects, arrays, ``$ref`` (``$defs``, ``$anchor``,
 ``$id``), ``prefixItems``, ``dependentRequired``, ``dependentSchemas``, ``allOf``/``anyOf``/
@@ -57,6 +58,7 @@ from axm_conformance._strategies import (
     UnsupportedSchemaError,
     boundary_inputs,
     invalid_inputs,
+    simplest_input,
     valid_inputs,
 )
 
@@ -69,5 +71,6 @@ __all__ = [
     "UnsupportedSchemaError",
     "boundary_inputs",
     "invalid_inputs",
+    "simplest_input",
     "valid_inputs",
 ]

@@ -247,6 +247,54 @@ def test_mcps_checks_are_written_with_the_public_check_interface_alone() -> None
     assert kit <= {"axm_conformance", "axm_conformance.checks"}
 
 
+PROTOCOLS = "axm_conformance.protocols"
+# What a protocol package may import of the kit, as a third party's can: the public modules for
+# protocols, checks and strategies, the errors, and the operating system part of the process
+# boundary (a server's sandbox, its processes).
+PROTOCOL_DOORS = (
+    f"{PROTOCOLS}.base",
+    "axm_conformance.checks",
+    "axm_conformance.strategies",
+    "axm_conformance.errors",
+    f"{PROCESS}.system",
+)
+
+
+def protocol_packages() -> list[str]:
+    return sorted(
+        name
+        for name, path in MODULES.items()
+        if name.startswith(f"{PROTOCOLS}.") and path.name == "__init__.py"
+    )
+
+
+def test_every_built_in_protocol_is_a_package_registered_by_its_entry_point() -> None:
+    """A protocol is one package under ``protocols/``, registered by its entry point as a third
+    party's is; the kit's own nine are."""
+    registered = {
+        target.partition(":")[0] for target in ENTRY_POINTS["axm_conformance.protocols"].values()
+    }
+    assert set(protocol_packages()) == registered
+    assert len(registered) == 9
+
+
+@pytest.mark.parametrize("package", protocol_packages())
+def test_a_protocol_package_imports_only_the_doors_a_third_party_has(package: str) -> None:
+    """Every module of a protocol package imports of the kit only its own package and the
+    public doors (PROTOCOL_DOORS): a protocol can be written outside the kit, as MCP is inside
+    it."""
+    reached = {
+        (name, other)
+        for name in MODULES
+        if name == package or name.startswith(f"{package}.")
+        for other in GRAPH[name]
+        if other.startswith("axm_conformance")
+        and other not in ("axm_conformance", PROTOCOLS, f"{PROCESS}")
+        and not other.startswith((package, *PROTOCOL_DOORS))
+    }
+    assert reached == set()
+
+
 def test_the_process_boundary_has_its_three_parts_and_what_both_sides_share() -> None:
     """Three parts (the kit's side, the worker's side, the operating system both rest on) and,
     beside them, what the two sides share: the channel's frames, and the records of an answer.

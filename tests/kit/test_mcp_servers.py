@@ -21,7 +21,7 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._certificate import spoken
 from axm_conformance._checks import checks_for
-from axm_conformance.protocols._base import LoadOptions
+from axm_conformance.protocols.base import LoadOptions
 from axm_conformance.protocols.mcp import McpProtocol
 from axm_conformance.protocols.mcp._server import Connection
 from axm_conformance.protocols.mcp._wire import CURRENT, VERSIONS

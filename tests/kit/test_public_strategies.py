@@ -152,6 +152,7 @@ def test_the_public_module_is_the_private_one_documented() -> None:
             "valid_inputs",
             "invalid_inputs",
             "boundary_inputs",
+            "simplest_input",
             "Mutation",
             "Example",
             "MUTATION_KINDS",
@@ -163,3 +164,21 @@ def test_the_public_module_is_the_private_one_documented() -> None:
     for name in public.__all__:
         assert getattr(public, name) is getattr(private, name)
     assert public.__doc__ is not None and "@given(valid_inputs(SCHEMA))" in public.__doc__
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"type": "object", "properties": {"n": {"type": "integer", "minimum": 3}}},
+        {"type": "array", "items": {"enum": ["x", "y"]}, "minItems": 2},
+        {"$defs": {"p": {"type": "string", "minLength": 2}}, "$ref": "#/$defs/p"},
+    ],
+)
+def test_the_simplest_input_is_the_first_boundary_input(schema: dict[str, Any]) -> None:
+    assert public.simplest_input(schema) == public.boundary_inputs(schema)[0].value
+
+
+def test_a_schema_no_value_satisfies_has_no_simplest_input() -> None:
+    with pytest.raises(public.UnsatisfiableSchemaError):
+        public.simplest_input({"type": "string", "enum": [1]})

@@ -23,7 +23,7 @@ from axm_conformance._observation import (
     SubjectInfo,
 )
 from axm_conformance.protocols import capabilities
-from axm_conformance.protocols._axio_probes import GuardTrace, LimitTrace
+from axm_conformance.protocols.axio._probes import GuardTrace, LimitTrace
 
 __all__ = [
     "AXIO_POLICY",

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance._process._channel import VALUE, read_frame, read_tail, write_frame
+from axm_conformance._process._channel import VALUE, read_frame, write_frame
 from axm_conformance._process.child import _filewatch, _loop
 from axm_conformance._process.parent import _spawn
 from axm_conformance._process.parent._ends import never
@@ -34,6 +34,7 @@ from axm_conformance._process.system._platform import (
     as_root,
     detect,
     home_variables,
+    read_tail,
 )
 from tests.conftest import FIXTURES, unsupported
 

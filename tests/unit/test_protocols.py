@@ -41,8 +41,8 @@ from axm_conformance.protocols import (
     registered,
     tool_from,
 )
-from axm_conformance.protocols._base import LoadOptions
 from axm_conformance.protocols._registry import UnknownProtocol
+from axm_conformance.protocols.base import LoadOptions
 from axm_conformance.protocols.mcp._server import Connection, McpTool
 from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
 from tests.conftest import FIXTURES

@@ -24,7 +24,6 @@ __all__ = [
     "error_type",
     "read_exact",
     "read_frame",
-    "read_tail",
     "write_frame",
 ]
 
@@ -96,18 +95,6 @@ def _write_some(fd: int, views: list[memoryview]) -> int:
     if sys.platform == "win32":  # no writev: one part at a time
         return os.write(fd, views[0])
     return os.writev(fd, views)
-
-
-def read_tail(fd: int, size: int) -> tuple[int, bytes]:
-    """The last size bytes of the file open at fd, with the offset they start at, read without
-    moving the file's offset where POSIX allows (Windows has no pread: it seeks, then leaves
-    the offset at the end, where a writer sharing it appends)."""
-    length = os.fstat(fd).st_size
-    start = max(0, length - size)
-    if sys.platform == "win32":
-        os.lseek(fd, start, os.SEEK_SET)
-        return start, os.read(fd, length - start)
-    return start, os.pread(fd, length - start, start)
 
 
 def error_type(exc: BaseException) -> str:

@@ -98,6 +98,7 @@ __all__ = [
     "keywords_of",
     "property_names",
     "shrink_size",
+    "simplest_input",
     "singular",
     "smaller",
     "structured_strings",
@@ -158,6 +159,16 @@ def hinted_inputs(schema: Any, hints: Hints, limit: int) -> list[Example]:
     at most `limit`, none of them a boundary input."""
     compiled = _compiled(schema)
     return placed(compiled.document, compiled.boundaries, compiled.hint_pools, hints, limit)
+
+
+def simplest_input(schema: Any) -> Any:
+    """The first of :func:`boundary_inputs`: the required properties, each with its simplest
+    value, made without building the schema's Hypothesis strategies (which takes seconds in a
+    fresh process). Raises ValueError for a schema that gives no valid input."""
+    examples = Boundaries(Document(schema)).examples
+    if not examples:
+        raise UnsatisfiableSchemaError("the schema gives no valid input")
+    return examples[0].value
 
 
 def boundary_inputs(schema: Any, *, text_edges: bool = True) -> list[Example]:

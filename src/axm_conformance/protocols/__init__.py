@@ -28,7 +28,19 @@ from axm_conformance._observation import (
     SideEffect,
     SubjectInfo,
 )
-from axm_conformance.protocols._base import (
+from axm_conformance.protocols._registry import (
+    ENTRY_POINT_GROUP,
+    RegistryError,
+    detect,
+    entry_point_groups,
+    not_a_tool,
+    protocol_for,
+    protocol_named,
+    protocol_of_ref,
+    registered,
+    tool_from,
+)
+from axm_conformance.protocols.base import (
     CAPABILITIES,
     ENTRY_POINT_PREFIX,
     GROUPS,
@@ -47,18 +59,6 @@ from axm_conformance.protocols._base import (
     is_async_callable,
     read,
     signature_facts,
-)
-from axm_conformance.protocols._registry import (
-    ENTRY_POINT_GROUP,
-    RegistryError,
-    detect,
-    entry_point_groups,
-    not_a_tool,
-    protocol_for,
-    protocol_named,
-    protocol_of_ref,
-    registered,
-    tool_from,
 )
 
 __all__ = [

@@ -34,7 +34,7 @@ from typing import Any
 
 from axm_conformance._observation import CallableInfo, SubjectInfo
 from axm_conformance.errors import AxmConformanceError
-from axm_conformance.protocols._base import Missing, ToolProtocol, read
+from axm_conformance.protocols.base import Missing, ToolProtocol, read
 
 __all__ = [
     "ENTRY_POINT_GROUP",

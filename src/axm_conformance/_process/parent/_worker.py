@@ -42,7 +42,6 @@ from axm_conformance._process._channel import (
     STACK_SIGNAL,
     START,
     VALUE,
-    read_tail,
 )
 from axm_conformance._process.parent._ends import Ends, Lost, open_ends
 from axm_conformance._process.parent._files import copy_files, empty, give, remove_tree
@@ -59,6 +58,7 @@ from axm_conformance._process.parent._unpickle import loads, unpickle_value
 from axm_conformance._process.system._confine import Confinement, under
 from axm_conformance._process.system._platform import (
     home_variables,
+    read_tail,
 )
 from axm_conformance._process.system._sandbox import (
     INSIDE_VARIABLE,

@@ -28,6 +28,7 @@ __all__ = [
     "as_root",
     "detect",
     "home_variables",
+    "read_tail",
 ]
 
 PORTABLE_VARIABLE = "AXM_CONFORMANCE_PORTABLE"
@@ -121,3 +122,15 @@ def home_variables(home: str, tmp: str | None = None) -> dict[str, str]:
 def as_root() -> bool:
     """Whether the kit runs as root (Windows has no such user, nor a way to switch users)."""
     return sys.platform != "win32" and os.geteuid() == 0
+
+
+def read_tail(fd: int, size: int) -> tuple[int, bytes]:
+    """The last size bytes of the file open at fd, with the offset they start at, read without
+    moving the file's offset where POSIX allows (Windows has no pread: it seeks, then leaves
+    the offset at the end, where a writer sharing it appends)."""
+    length = os.fstat(fd).st_size
+    start = max(0, length - size)
+    if sys.platform == "win32":
+        os.lseek(fd, start, os.SEEK_SET)
+        return start, os.read(fd, length - start)
+    return start, os.pread(fd, length - start, start)

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._jsonable import canonical_json
 from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
+from axm_conformance.protocols.base import canonical_json
 from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
 from axm_conformance.protocols.mcp._server import (
@@ -228,14 +228,12 @@ def _valid_input(schema: Any) -> dict[str, Any]:
     # fresh directory, with no Hypothesis cache, that takes seconds. Imported here, so that only
     # a worker that probes a server with tools imports Hypothesis: the one that describes, which
     # then has more than one subject and certifies none of them.
-    from axm_conformance._strategies._boundaries import Boundaries
-    from axm_conformance._strategies._document import Document
+    from axm_conformance.strategies import simplest_input
 
     try:
-        examples = Boundaries(Document(schema)).examples
+        first = simplest_input(schema)
     except ValueError:  # an invalid or unsatisfiable schema, which its own checks report
         return {}
-    first = examples[0].value if examples else {}
     return first if isinstance(first, dict) else {}
 
 

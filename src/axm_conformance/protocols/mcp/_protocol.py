@@ -14,22 +14,21 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from axm_conformance._observation import (
+from axm_conformance.protocols.base import (
     CallableInfo,
+    Cleanups,
+    Loaded,
+    LoadError,
+    LoadOptions,
     Policy,
     ResultFacts,
     ResultModel,
     SideEffect,
     SubjectInfo,
-)
-from axm_conformance._process.child._sideeffects import left_in_temporary, written_outside
-from axm_conformance.protocols._base import (
-    Cleanups,
-    Loaded,
-    LoadError,
-    LoadOptions,
     ToolProtocol,
+    left_in_temporary,
     result_facts,
+    written_outside,
 )
 from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
 from axm_conformance.protocols.mcp._probe import probe

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from axm_conformance._observation import Observation, SubjectInfo
-from axm_conformance._outcomes import Finding, warning
+from axm_conformance.protocols.base import Finding, Observation, SubjectInfo, warning
 from axm_conformance.protocols.mcp._wire import INVALID_PARAMS
 
 __all__ = ["judge_invalid"]

@@ -21,11 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._jsonable import canonical_json
-from axm_conformance._process._channel import read_tail
-from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables
-from axm_conformance._workdir import Change, Snapshot, snapshot
-from axm_conformance.protocols._base import CallCrashed, LoadError, LoadOptions
+from axm_conformance._process.system._platform import SYSTEM_VARIABLES, home_variables, read_tail
+from axm_conformance.protocols.base import (
+    CallCrashed,
+    Change,
+    LoadError,
+    LoadOptions,
+    Snapshot,
+    canonical_json,
+    snapshot,
+)
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
 from axm_conformance.protocols.mcp._wire import Malformed, Session, WireError
 

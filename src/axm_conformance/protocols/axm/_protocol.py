@@ -7,8 +7,15 @@ import dataclasses
 import inspect
 from typing import Any
 
-from axm_conformance._observation import Policy, ResultModel, SubjectInfo
-from axm_conformance.protocols._base import ENTRY_POINT_PREFIX, Missing, ToolProtocol, read
+from axm_conformance.protocols.base import (
+    ENTRY_POINT_PREFIX,
+    Missing,
+    Policy,
+    ResultModel,
+    SubjectInfo,
+    ToolProtocol,
+    read,
+)
 
 __all__ = ["AXMProtocol"]
 

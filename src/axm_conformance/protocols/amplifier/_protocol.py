@@ -11,12 +11,13 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import (
+from axm_conformance.protocols.base import (
     Cleanups,
     Loaded,
     LoadError,
     Missing,
+    Policy,
+    ResultModel,
     Runner,
     ToolProtocol,
     cause,

@@ -18,11 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._jsonable import jsonable
-from axm_conformance._observation import ExceptionInfo
-from axm_conformance._process.child._exceptions import exception_info
-from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance.errors import AxmConformanceError
+from axm_conformance.protocols.base import ExceptionInfo, ToolState, exception_info, jsonable
 
 __all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
 

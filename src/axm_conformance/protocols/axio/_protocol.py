@@ -12,13 +12,21 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from axm_conformance._observation import CONTENT_BLOCKS, Policy, ResultModel, SubjectInfo
-from axm_conformance.protocols._base import ENTRY_POINT_PREFIX, Missing, ToolProtocol, read
+from axm_conformance.protocols.base import (
+    CONTENT_BLOCKS,
+    ENTRY_POINT_PREFIX,
+    Missing,
+    Policy,
+    ResultModel,
+    SubjectInfo,
+    ToolProtocol,
+    read,
+)
 
 __all__ = ["AxioProtocol"]
 
 # The worker side of the guard and concurrency probes.
-_PROBES = "axm_conformance.protocols._axio_probes"
+_PROBES = "axm_conformance.protocols.axio._probes"
 
 
 class AxioProtocol(ToolProtocol):
@@ -122,7 +130,7 @@ class AxioProtocol(ToolProtocol):
         """Call a copy whose handler records whether it ran, so that a ``HandlerError`` raised by
         the runtime's own argument checks (published axio's is caused by a ``TypeError`` or
         ``ValueError``) is told from a handler that crashed; ``handler_called`` says which."""
-        from axm_conformance.protocols._axio_probes import ProbeError, handler_recorded
+        from axm_conformance.protocols.axio._probes import ProbeError, handler_recorded
 
         try:
             tool, recorder = handler_recorded(self.obj)

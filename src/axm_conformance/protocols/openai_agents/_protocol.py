@@ -20,9 +20,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import (
+from axm_conformance.protocols.base import (
     Missing,
+    Policy,
+    ResultModel,
     Target,
     ToolProtocol,
     derives_from,

@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._observation import Policy
-from axm_conformance.protocols._base import Missing, ToolProtocol, read
+from axm_conformance.protocols.base import Missing, Policy, ToolProtocol, read
 
 __all__ = ["ToolUseProtocol"]
 

@@ -1,5 +1,9 @@
-"""What every protocol shares: the protocol interface, safe attribute reads, and the reduction of a
-result to facts.
+"""What a protocol is written with: the protocol interface, safe attribute reads, the reduction of
+a result to facts, and the kit's records and helpers a protocol needs (the tool as described, an
+observation, a policy and a result model; the side effects a call left; a finding). Every
+protocol, the kit's own and a third party's, imports the kit through this module, the public
+``axm_conformance.checks`` and ``axm_conformance.strategies``, and the operating system part of
+the process boundary (``axm_conformance._process.system``).
 
 A protocol wraps each tool in the worker, next to it. Reading an attribute of a stranger's object
 can raise, so every read here is guarded and reported rather than propagated.
@@ -17,7 +21,10 @@ from typing import Any, ClassVar, Literal
 
 from axm_conformance._jsonable import canonical_json, jsonable
 from axm_conformance._observation import (
+    CONTENT_BLOCKS,
     CallableInfo,
+    ExceptionInfo,
+    Observation,
     ParameterInfo,
     Policy,
     ResultFacts,
@@ -25,32 +32,58 @@ from axm_conformance._observation import (
     SideEffect,
     SubjectInfo,
 )
+from axm_conformance._outcomes import Finding, warning
+from axm_conformance._process.child._exceptions import exception_info
 from axm_conformance._process.child._origin import OwnCode, own_code
+from axm_conformance._process.child._sideeffects import left_in_temporary, written_outside
+from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system._sandbox import Sandbox
+from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
     "CAPABILITIES",
+    "CONTENT_BLOCKS",
     "ENTRY_POINT_PREFIX",
     "GROUPS",
     "CallCrashed",
+    "CallableInfo",
+    "Change",
     "Cleanups",
+    "ExceptionInfo",
+    "Finding",
     "LoadError",
     "LoadOptions",
     "Loaded",
     "Missing",
+    "Observation",
+    "ParameterInfo",
+    "Policy",
+    "ResultFacts",
+    "ResultModel",
     "Runner",
+    "SideEffect",
+    "Snapshot",
+    "SubjectInfo",
     "Target",
     "ToolProtocol",
+    "ToolState",
+    "canonical_json",
     "capabilities",
     "cause",
     "derives_from",
+    "exception_info",
     "groups",
     "is_async_callable",
+    "jsonable",
+    "left_in_temporary",
     "no_determinism_in",
     "read",
     "result_facts",
     "signature_facts",
+    "snapshot",
+    "warning",
+    "written_outside",
 ]
 
 

@@ -14,9 +14,10 @@ import functools
 import inspect
 from typing import Any
 
-from axm_conformance._observation import Policy, ResultModel
-from axm_conformance.protocols._base import (
+from axm_conformance.protocols.base import (
     Missing,
+    Policy,
+    ResultModel,
     Target,
     ToolProtocol,
     derives_from,
