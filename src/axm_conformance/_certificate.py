@@ -11,7 +11,7 @@ import hashlib
 import json
 import platform
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SCHEMA_PATH",
     "BaselineError",
+    "KnownFailure",
     "baseline_of",
     "call_terms",
     "calls_said",
@@ -298,8 +299,21 @@ class BaselineError(AxmConformanceError, ValueError):
     """A baseline file that cannot be read; the message says why."""
 
 
-def read_baseline(path: Path) -> dict[tuple[str, str], str]:
-    """Known failures from a baseline file: (tool key, check id) -> reason."""
+@dataclass(frozen=True)
+class KnownFailure:
+    """A failure a baseline knows, and why; with ``finding``, only a failure one of whose
+    findings contains that text is this one: the check failing otherwise is a new failure."""
+
+    reason: str
+    finding: str = ""
+
+    def is_among(self, findings: Iterable[str]) -> bool:
+        """Whether a failure with these findings is the one known."""
+        return not self.finding or any(self.finding in text for text in findings)
+
+
+def read_baseline(path: Path) -> dict[tuple[str, str], KnownFailure]:
+    """Known failures from a baseline file: (tool key, check id) -> the failure known."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
@@ -307,14 +321,17 @@ def read_baseline(path: Path) -> dict[tuple[str, str], str]:
     entries = document.get("known_failures") if isinstance(document, dict) else None
     if not isinstance(entries, list):
         raise BaselineError(f"{path} has no 'known_failures' list")
-    known: dict[tuple[str, str], str] = {}
+    known: dict[tuple[str, str], KnownFailure] = {}
     for entry in entries:
         if not (
             isinstance(entry, dict)
             and all(isinstance(entry.get(key), str) for key in ("tool", "check", "reason"))
+            and isinstance(entry.get("finding", ""), str)
         ):
-            raise BaselineError(f"{path}: {entry!r} is not {{tool, check, reason}}")
-        known[entry["tool"], entry["check"]] = entry["reason"]
+            raise BaselineError(f"{path}: {entry!r} is not {{tool, check, reason[, finding]}}")
+        known[entry["tool"], entry["check"]] = KnownFailure(
+            entry["reason"], entry.get("finding", "")
+        )
     return known
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from axm_conformance._api import LoadError, import_engine, item_keys
 from axm_conformance._certificate import (
+    KnownFailure,
     baseline_of,
     call_terms,
     calls_said,
@@ -79,7 +80,7 @@ class ConformancePlugin:
     settings: Settings
     subjects: list[SubjectInfo]
     keys: list[str]
-    baseline: dict[tuple[str, str], str]
+    baseline: dict[tuple[str, str], KnownFailure]
     # Published references that cannot be loaded, with why: each fails as an item of its own.
     unloadable: dict[str, str] = field(default_factory=dict)
     reports: dict[str, ToolReport] = field(default_factory=dict)
@@ -516,18 +517,23 @@ class ConformanceItem(KitItem):
         self.user_properties.append(("axm_seed", str(report.seed)))
         self.axm_record = item_record(report, outcome, plugin.settings)
         known = plugin.baseline.get((self.key, self.check.id))
+        # The record formatted the failure or warning once, for the certificate too.
+        failure = self.axm_record["check"]["failure"]
         if known is not None:
+            if outcome.status.failing and known.is_among(outcome.messages):
+                pytest.xfail(f"known failure (baseline): {known.reason}")
             if outcome.status.failing:
-                pytest.xfail(f"known failure (baseline): {known}")
+                raise CheckFailed(
+                    f"{failure['report']}\nNot the failure the baseline knows of this check (a "
+                    f"finding containing {known.finding!r}): a new one"
+                )
             raise CheckFailed(
                 f"{self.check.id}: stale baseline entry: the baseline lists this check of "
-                f"{self.key} as a known failure ({known}), but it is now {outcome.status}; "
-                "remove the entry"
+                f"{self.key} as a known failure ({known.reason}), but it is now "
+                f"{outcome.status}; remove the entry"
             )
         if outcome.status.unjudged:
             pytest.skip(f"{self.check.id}: " + "; ".join(outcome.messages))
-        # The record formatted the failure or warning once, for the certificate too.
-        failure = self.axm_record["check"]["failure"]
         if outcome.status.failing:
             raise CheckFailed(failure["report"])
         if outcome.status is Status.WARNING:

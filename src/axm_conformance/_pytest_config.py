@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from axm_conformance._api import LoadError, import_engine
-from axm_conformance._certificate import BaselineError, read_baseline
+from axm_conformance._certificate import BaselineError, KnownFailure, read_baseline
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._options import OPTIONS
@@ -215,7 +215,7 @@ def _installed_from(distribution: metadata.Distribution, rootdir: Path) -> bool:
     )
 
 
-def baseline_of_run(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], str]:
+def baseline_of_run(config: pytest.Config, keys: list[str]) -> dict[tuple[str, str], KnownFailure]:
     """Known failures from --axm-baseline; an entry naming no tool or check is an error."""
     path, where = read_setting(config, "axm_baseline")
     if not path:

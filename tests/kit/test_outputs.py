@@ -357,6 +357,19 @@ def test_baseline_turns_known_failures_into_xfail_and_catches_stale_entries(
     assert outcomes["xfailed"] == 1 and "failed" not in outcomes
     result.stdout.fnmatch_lines(["*known failure (baseline): $.data.mean: nan is not*"])
 
+    # An entry naming its finding knows that failure alone: another failure of the check is new.
+    named = {**known["known_failures"][0], "finding": "nan is not a JSON number"}
+    (pytester.path / "named.json").write_text(json.dumps({"known_failures": [named]}))
+    result = run(pytester, *args, "--axm-baseline=named.json")
+    assert result.ret == 0 and result.parseoutcomes()["xfailed"] == 1
+    other = {**named, "finding": "inf is not a JSON number"}
+    (pytester.path / "other.json").write_text(json.dumps({"known_failures": [other]}))
+    result = run(pytester, *args, "--axm-baseline=other.json")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["*Not the failure the baseline knows of this check (a finding containing 'inf is*new one"]
+    )
+
     known["known_failures"].append({"tool": "make_slug", "check": "name-valid", "reason": "x"})
     (pytester.path / "stale.json").write_text(json.dumps(known))
     result = run(pytester, *args, "--axm-baseline=stale.json")
