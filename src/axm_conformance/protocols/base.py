@@ -52,6 +52,7 @@ __all__ = [
     "Cleanups",
     "ExceptionInfo",
     "Finding",
+    "FrameworkProtocol",
     "LoadError",
     "LoadOptions",
     "Loaded",
@@ -73,6 +74,7 @@ __all__ = [
     "cause",
     "derives_from",
     "exception_info",
+    "framework_policy",
     "groups",
     "is_async_callable",
     "jsonable",
@@ -199,6 +201,13 @@ def no_determinism_in(runtime: str) -> str:
     )
 
 
+def framework_policy(runtime: str, **settings: Any) -> Policy:
+    """The policy of an agent framework's tools: the framework validates a call's arguments
+    before the tool runs and raises when they break the schema, and determinism is no part of
+    its contract; ``settings`` are the rest of its :class:`Policy`."""
+    return Policy(invalid="raise", no_determinism=no_determinism_in(runtime), **settings)
+
+
 def derives_from(obj: Any, module: str, name: str) -> bool:
     """Whether ``obj``'s class is, or derives from, a class ``name`` of the package ``module``
     (or one of its modules): a framework's class recognised without importing the framework."""
@@ -268,6 +277,9 @@ class ToolProtocol:
     groups: ClassVar[tuple[str, ...]] = ()
     # Entry-point groups tools of this protocol are published in (``entry-point:GROUP[:NAME]``).
     entry_point_groups: ClassVar[tuple[str, ...]] = ()
+    # The framework's class its tools are instances of, as (module, class name): a subclass
+    # defined in any module under that one counts (see derives_from).
+    tool_class: ClassVar[tuple[str, str] | None] = None
     # The prefix of the references this protocol loads itself (``mcp:COMMAND``), with load_ref.
     ref_prefix: ClassVar[str] = ""
     # Detection tries protocols in this order (lowest first): the most specific shape first.
@@ -277,8 +289,10 @@ class ToolProtocol:
     narrows: ClassVar[tuple[str, ...]] = ()
     result: ClassVar[ResultModel] = ResultModel("json")
     policy: ClassVar[Policy] = Policy()
-    # How a person makes one call, ``{input}`` standing for the input's Python literal.
+    # How a person makes one call, ``{input}`` standing for the input's Python literal, and the
+    # lines that come before it (imports, objects the call needs).
     call_snippet: ClassVar[str] = ""
+    snippet_setup: ClassVar[tuple[str, ...]] = ()
     # The worker functions ("module:function") that make the probes' calls, by feed name.
     probes: ClassVar[dict[str, str]] = {}
     # What to do about a finding of a check, by check id, as this protocol's tools do it: the
@@ -295,8 +309,9 @@ class ToolProtocol:
 
     @classmethod
     def detects(cls, obj: Any) -> bool:
-        """Whether ``obj`` has this protocol's shape (for ``--axm-protocol=auto``)."""
-        return False
+        """Whether ``obj`` has this protocol's shape (for ``--axm-protocol=auto``): by default,
+        whether it is an instance of the framework's ``tool_class``."""
+        return cls.tool_class is not None and derives_from(obj, *cls.tool_class)
 
     @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
@@ -398,11 +413,12 @@ class ToolProtocol:
         input's Python literal), for a failure's reproduction: lines whose last is an
         expression whose value is what the call gave (the kit prints it); imports first. By
         default ``call_snippet`` with ``{input}`` filled in, after ``import asyncio`` where it
-        runs a coroutine; () when the protocol has none."""
+        runs a coroutine and the ``snippet_setup``; () when the protocol has none."""
         if not cls.call_snippet:
             return ()
         call = cls.call_snippet.format(input=input)
-        return ("import asyncio", call) if "asyncio." in call else (call,)
+        asyncio = ("import asyncio",) if "asyncio." in call else ()
+        return (*asyncio, *cls.snippet_setup, call)
 
     def input_schema(self) -> tuple[Any, str, str]:
         """The input schema, where it comes from ("declared", "derived"), and why there is
@@ -529,6 +545,15 @@ class ToolProtocol:
             field_types=field_types,
             read_errors=read_errors,
         )
+
+
+class FrameworkProtocol(ToolProtocol):
+    """The tools of an agent framework: instances of its ``tool_class``, called in the worker
+    with keyword arguments the framework validates first (see framework_policy), their errors
+    escaping as Python exceptions and their descriptions read by the model."""
+
+    capabilities = frozenset({"in-process", "python-exceptions", "description"})
+    call_style = "keywords"
 
 
 def result_facts(fields: dict[str, Any], *, size_limit: int, **facts: Any) -> ResultFacts:

@@ -14,16 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from axm_conformance.protocols.base import (
-    Missing,
-    Policy,
-    ResultModel,
-    Target,
-    ToolProtocol,
-    derives_from,
-    no_determinism_in,
-    read,
-)
+from axm_conformance.protocols import base
 
 __all__ = ["LangChainProtocol"]
 
@@ -38,27 +29,23 @@ def _overrides(obj: Any, member: str) -> bool:
     return False
 
 
-class LangChainProtocol(ToolProtocol):
+class LangChainProtocol(base.FrameworkProtocol):
     name = "langchain"
     title = "LangChain"
-    capabilities = frozenset({"in-process", "python-exceptions", "description"})
+    tool_class = ("langchain_core", "BaseTool")
     detection_order = 15
     # What the model reads: the ToolMessage's content; its status says whether the call failed,
     # and a failure's text is its content. The artifact goes to the application, not the model.
-    result = ResultModel(
+    result = base.ResultModel(
         "tool-result",
         {"content": ("str", "list"), "status": ("str",)},
         structured_field="content",
         success=("status", "success"),
         error_field="content",
     )
-    policy = Policy(
-        invalid="raise",
-        # Raised by LangChain's own validation of a pydantic args_schema, before the tool runs;
-        # ToolNode returns it to the model.
-        allowed_exceptions=("ValidationError",),
-        no_determinism=no_determinism_in("LangChain"),
-    )
+    # ValidationError: raised by LangChain's own validation of a pydantic args_schema, before
+    # the tool runs; ToolNode returns it to the model.
+    policy = base.framework_policy("LangChain", allowed_exceptions=("ValidationError",))
     call_snippet = (
         'tool.invoke({{"name": tool.name, "args": {input}, "id": "call", "type": "tool_call"}})'
     )
@@ -71,47 +58,42 @@ class LangChainProtocol(ToolProtocol):
         "description-present": "@tool takes the description from the function's docstring",
     }
     callable_name = "invoke"  # where its tools differ, target() says, tool by tool
-    call_style = "keywords"
-
-    @classmethod
-    def detects(cls, obj: Any) -> bool:
-        return derives_from(obj, "langchain_core", "BaseTool")
 
     @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
         """A toolkit's tools (``BaseToolkit.get_tools()``)."""
-        if not derives_from(obj, "langchain_core", "BaseToolkit"):
+        if not base.derives_from(obj, "langchain_core", "BaseToolkit"):
             return None
         return list(obj.get_tools())
 
-    def target(self) -> Target:
+    def target(self) -> base.Target:
         """A decorated function or coroutine (``func``, ``coroutine``), or the subclass's own
         ``_run`` or ``_arun``; LangChain awaits what it is given to await, so each is judged
         as what it is."""
         for member, awaits in (("func", False), ("coroutine", True)):
-            function = read(self.obj, member)
+            function = base.read(self.obj, member)
             if callable(function):
-                return Target(member, function, awaits)
+                return base.Target(member, function, awaits)
         if _overrides(self.obj, "_run") or not _overrides(self.obj, "_arun"):
-            return Target("_run", read(self.obj, "_run"), False)
-        return Target("_arun", read(self.obj, "_arun"), True)
+            return base.Target("_run", base.read(self.obj, "_run"), False)
+        return base.Target("_arun", base.read(self.obj, "_arun"), True)
 
-    def tool_policy(self) -> Policy:
+    def tool_policy(self) -> base.Policy:
         """Validation errors are returned to the model by the tool itself where it sets
         handle_validation_error; a JSON Schema dict is not validated at all, and its
         unknown keys reach the function."""
         policy = self.policy
-        if read(self.obj, "handle_validation_error") not in (None, False):
+        if base.read(self.obj, "handle_validation_error") not in (None, False):
             policy = dataclasses.replace(policy, invalid="result")
         return dataclasses.replace(
-            policy, strips_unknown_keys=isinstance(read(self.obj, "args_schema"), type)
+            policy, strips_unknown_keys=isinstance(base.read(self.obj, "args_schema"), type)
         )
 
     def coerces(self, input: Any) -> str:
         """An input its pydantic ``args_schema`` accepts, once coerced as pydantic coerces
         (``"3"`` for an integer; unknown keys dropped), reaches the tool as a valid one: it
         is not an invalid input under LangChain."""
-        validate = read(read(self.obj, "args_schema"), "model_validate")
+        validate = base.read(base.read(self.obj, "args_schema"), "model_validate")
         if not callable(validate):
             return ""
         try:
@@ -125,10 +107,10 @@ class LangChainProtocol(ToolProtocol):
     def input_schema(self) -> tuple[Any, str, str]:
         """What the model is shown: ``tool_call_schema`` (the arguments without the injected
         ones), derived from the signature unless ``args_schema`` was given."""
-        schema = read(self.obj, "tool_call_schema")
-        if isinstance(schema, Missing):
+        schema = base.read(self.obj, "tool_call_schema")
+        if isinstance(schema, base.Missing):
             return None, "", schema.error or "has no tool_call_schema"
-        declared = not isinstance(read(self.obj, "args_schema"), Missing | type(None))
+        declared = not isinstance(base.read(self.obj, "args_schema"), base.Missing | type(None))
         return schema, "declared" if declared else "derived", ""
 
     def output_schema(self) -> Any:
@@ -141,7 +123,12 @@ class LangChainProtocol(ToolProtocol):
         return (type(self.obj), function)
 
     def call(self, input: Any) -> Any:
-        call = {"name": read(self.obj, "name"), "args": input, "id": _CALL_ID, "type": "tool_call"}
+        call = {
+            "name": base.read(self.obj, "name"),
+            "args": input,
+            "id": _CALL_ID,
+            "type": "tool_call",
+        }
         if self.target().awaits:
             return self.obj.ainvoke(call)
         return self.obj.invoke(call)

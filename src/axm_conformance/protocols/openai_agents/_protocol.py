@@ -20,40 +20,28 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance.protocols.base import (
-    Missing,
-    Policy,
-    ResultModel,
-    Target,
-    ToolProtocol,
-    derives_from,
-    is_async_callable,
-    no_determinism_in,
-    read,
-)
+from axm_conformance.protocols import base
 
 __all__ = ["OpenAIAgentsProtocol"]
 
 _CALL_ID = "axm-conformance"
 
 
-class OpenAIAgentsProtocol(ToolProtocol):
+class OpenAIAgentsProtocol(base.FrameworkProtocol):
     name = "openai_agents"
     title = "OpenAI Agents SDK"
-    capabilities = frozenset({"in-process", "python-exceptions", "description"})
+    tool_class = ("agents", "FunctionTool")
     detection_order = 17
     # The runner gives the model str(output) of whatever the function returned.
-    result = ResultModel("json")
-    policy = Policy(
-        invalid="raise",
-        # Raised by the SDK's own parsing and validation of the arguments, before the function.
-        allowed_exceptions=("ModelBehaviorError",),
-        no_determinism=no_determinism_in("the Agents SDK"),
-    )
+    result = base.ResultModel("json")
+    # ModelBehaviorError: raised by the SDK's own parsing and validation of the arguments,
+    # before the function.
+    policy = base.framework_policy("the Agents SDK", allowed_exceptions=("ModelBehaviorError",))
     call_snippet = (
         "asyncio.run(tool.on_invoke_tool(ToolContext(context=None, tool_name=tool.name, "
         'tool_call_id="call", tool_arguments=json.dumps({input})), json.dumps({input})))'
     )
+    snippet_setup = ("import json", "from agents.tool_context import ToolContext")
     hints = {
         "no-unexpected-exception": (
             "the tool's failure_error_function decides what the model reads of an exception; "
@@ -61,25 +49,11 @@ class OpenAIAgentsProtocol(ToolProtocol):
         ),
     }
     callable_name = "on_invoke_tool"  # where its tools differ, target() says, tool by tool
-    call_style = "keywords"
-
-    @classmethod
-    def detects(cls, obj: Any) -> bool:
-        return derives_from(obj, "agents", "FunctionTool")
-
-    @classmethod
-    def snippet(cls, input: str) -> tuple[str, ...]:
-        return (
-            "import asyncio",
-            "import json",
-            "from agents.tool_context import ToolContext",
-            *super().snippet(input)[1:],
-        )
 
     def _wrapped(self) -> Any:
         """The function a @function_tool wraps; None for a tool built by hand."""
-        invoker = read(self.obj, "on_invoke_tool")
-        wrapped = read(invoker, "_get_wrapped_callable")
+        invoker = base.read(self.obj, "on_invoke_tool")
+        wrapped = base.read(invoker, "_get_wrapped_callable")
         if not callable(wrapped):
             return None
         try:
@@ -88,14 +62,14 @@ class OpenAIAgentsProtocol(ToolProtocol):
             return None
         return function if callable(function) else None
 
-    def target(self) -> Target:
+    def target(self) -> base.Target:
         function = self._wrapped()
         if function is not None:
             # The SDK runs a sync function in a thread and awaits a coroutine function.
-            return Target(function.__name__, function, is_async_callable(function))
-        return Target("on_invoke_tool", read(self.obj, "on_invoke_tool"), True)
+            return base.Target(function.__name__, function, base.is_async_callable(function))
+        return base.Target("on_invoke_tool", base.read(self.obj, "on_invoke_tool"), True)
 
-    def tool_policy(self) -> Policy:
+    def tool_policy(self) -> base.Policy:
         """Where the tool's failure function absorbs what the call raised, it says so."""
         try:
             from agents.tool import resolve_function_tool_failure_error_function
@@ -114,7 +88,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
         )
 
     def input_schema(self) -> tuple[Any, str, str]:
-        return read(self.obj, "params_json_schema"), "declared", ""
+        return base.read(self.obj, "params_json_schema"), "declared", ""
 
     def payload(self, value: Any) -> tuple[Any, str]:
         """What the model reads: the runner sends a str as it is and any other value as its
@@ -142,7 +116,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
         function = self._wrapped()
         if function is not None:
             return (function,)
-        return (type(self.obj), read(self.obj, "on_invoke_tool"))
+        return (type(self.obj), base.read(self.obj, "on_invoke_tool"))
 
     @contextlib.contextmanager
     def _raising(self) -> Iterator[None]:
@@ -156,7 +130,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
         saved = {
             key: value
             for key in ("_use_default_failure_error_function", "_failure_error_function")
-            if not isinstance(value := read(self.obj, key), Missing)
+            if not isinstance(value := base.read(self.obj, key), base.Missing)
         }
         set_function_tool_failure_error_function(self.obj, None)
         try:
@@ -171,7 +145,7 @@ class OpenAIAgentsProtocol(ToolProtocol):
         arguments = json.dumps(input)
         context = ToolContext(
             context=None,
-            tool_name=read(self.obj, "name"),
+            tool_name=base.read(self.obj, "name"),
             tool_call_id=_CALL_ID,
             tool_arguments=arguments,
         )

@@ -14,33 +14,21 @@ import functools
 import inspect
 from typing import Any
 
-from axm_conformance.protocols.base import (
-    Missing,
-    Policy,
-    ResultModel,
-    Target,
-    ToolProtocol,
-    derives_from,
-    is_async_callable,
-    no_determinism_in,
-    read,
-)
+from axm_conformance.protocols import base
 
 __all__ = ["PydanticAIProtocol"]
 
 
-class PydanticAIProtocol(ToolProtocol):
+class PydanticAIProtocol(base.FrameworkProtocol):
     name = "pydantic_ai"
     title = "Pydantic AI"
-    capabilities = frozenset(
-        {"in-process", "python-exceptions", "description", "refusal-exceptions", "output-schema"}
-    )
+    tool_class = ("pydantic_ai", "Tool")
+    capabilities = base.FrameworkProtocol.capabilities | {"refusal-exceptions", "output-schema"}
     detection_order = 18
     # The tool manager hands the model the value, serialised.
-    result = ResultModel("json")
-    policy = Policy(
-        invalid="raise",
-        no_determinism=no_determinism_in("Pydantic AI"),
+    result = base.ResultModel("json")
+    policy = base.framework_policy(
+        "Pydantic AI",
         # What each model profile does with a tool's schema before sending it (read from
         # pydantic_ai: profiles/openai.py, models/__init__.py, models/google.py).
         schema_adapters=(
@@ -57,6 +45,12 @@ class PydanticAIProtocol(ToolProtocol):
         ),
     )
     call_snippet = "asyncio.run(tool.function_schema.call({input}, context))"
+    snippet_setup = (
+        "from pydantic_ai import RunContext",
+        "from pydantic_ai.models.test import TestModel",
+        "from pydantic_ai.usage import RunUsage",
+        "context = RunContext(deps=None, model=TestModel(), usage=RunUsage())",
+    )
     hints = {
         "no-unexpected-exception": (
             "raise ModelRetry with what the model should correct: Pydantic AI sends it back as "
@@ -64,18 +58,13 @@ class PydanticAIProtocol(ToolProtocol):
         ),
     }
     callable_name = "function"  # where its tools differ, target() says, tool by tool
-    call_style = "keywords"
     # The exception that refused the arguments of the last call, before the function ran.
     refused_arguments: BaseException | None = None
 
     @classmethod
-    def detects(cls, obj: Any) -> bool:
-        return derives_from(obj, "pydantic_ai", "Tool")
-
-    @classmethod
     def tool_from(cls, ref: str, obj: Any) -> Any | None:
         """The tools of a FunctionToolset."""
-        if derives_from(obj, "pydantic_ai", "FunctionToolset"):
+        if base.derives_from(obj, "pydantic_ai", "FunctionToolset"):
             return list(obj.tools.values())
         return None
 
@@ -89,38 +78,27 @@ class PydanticAIProtocol(ToolProtocol):
             return Tool(obj)
         return cls.tool_from(ref, obj)
 
-    @classmethod
-    def snippet(cls, input: str) -> tuple[str, ...]:
-        return (
-            "import asyncio",
-            "from pydantic_ai import RunContext",
-            "from pydantic_ai.models.test import TestModel",
-            "from pydantic_ai.usage import RunUsage",
-            "context = RunContext(deps=None, model=TestModel(), usage=RunUsage())",
-            cls.call_snippet.format(input=input),
-        )
-
-    def target(self) -> Target:
+    def target(self) -> base.Target:
         """The function, its RunContext given where it takes one: the model sends the rest."""
-        function = read(self.obj, "function")
-        name = read(function, "__name__")
+        function = base.read(self.obj, "function")
+        name = base.read(function, "__name__")
         shown = name if isinstance(name, str) else "function"
-        takes_context = read(self.obj, "takes_ctx") is True
+        takes_context = base.read(self.obj, "takes_ctx") is True
         reached = functools.partial(function, None) if takes_context else function
-        return Target(shown, reached, is_async_callable(function))
+        return base.Target(shown, reached, base.is_async_callable(function))
 
     def input_schema(self) -> tuple[Any, str, str]:
-        definition = read(self.obj, "tool_def")
-        return read(definition, "parameters_json_schema"), "derived", ""
+        definition = base.read(self.obj, "tool_def")
+        return base.read(definition, "parameters_json_schema"), "derived", ""
 
     def output_schema(self) -> Any:
         """The return schema, where the tool sends it to the model (``include_return_schema``:
         from its return annotation): the model is told what the result is."""
-        definition = read(self.obj, "tool_def")
-        if read(definition, "include_return_schema") is not True:
+        definition = base.read(self.obj, "tool_def")
+        if base.read(definition, "include_return_schema") is not True:
             return None
-        schema = read(definition, "return_schema")
-        return None if isinstance(schema, Missing) else schema
+        schema = base.read(definition, "return_schema")
+        return None if isinstance(schema, base.Missing) else schema
 
     def payload(self, value: Any) -> tuple[Any, str]:
         """What the model reads: the value as pydantic serialises it (a set as a list, an
@@ -130,7 +108,7 @@ class PydanticAIProtocol(ToolProtocol):
         return pydantic_core.to_jsonable_python(value), type(value).__name__
 
     def own_objects(self) -> tuple[Any, ...]:
-        return (read(self.obj, "function"),)
+        return (base.read(self.obj, "function"),)
 
     def coerces(self, input: Any) -> str:
         """An input the tool's validator accepts once coerced reaches the function as a valid
@@ -144,7 +122,7 @@ class PydanticAIProtocol(ToolProtocol):
         )
 
     def refusal(self, exc: BaseException) -> str:
-        if exc is self.refused_arguments or derives_from(exc, "pydantic_ai", "ModelRetry"):
+        if exc is self.refused_arguments or base.derives_from(exc, "pydantic_ai", "ModelRetry"):
             return str(exc)
         return ""
 
@@ -161,9 +139,9 @@ class PydanticAIProtocol(ToolProtocol):
             self.refused_arguments = exc
             raise
         context = RunContext(
-            deps=None, model=TestModel(), usage=RunUsage(), tool_name=read(self.obj, "name")
+            deps=None, model=TestModel(), usage=RunUsage(), tool_name=base.read(self.obj, "name")
         )
-        call_args = read(schema, "_call_args")
+        call_args = base.read(schema, "_call_args")
         if schema.is_async or not callable(call_args):
             return await schema.call(arguments, context)
         # Pydantic AI runs a plain function in a thread of anyio's pool, which outlives the

@@ -13,16 +13,7 @@ import functools
 import inspect
 from typing import Any
 
-from axm_conformance.protocols.base import (
-    Missing,
-    Policy,
-    ResultModel,
-    Target,
-    ToolProtocol,
-    derives_from,
-    no_determinism_in,
-    read,
-)
+from axm_conformance.protocols import base
 
 __all__ = ["SmolagentsProtocol"]
 
@@ -61,45 +52,40 @@ def _schema_of(declared: Any) -> dict[str, Any]:
     return schema
 
 
-class SmolagentsProtocol(ToolProtocol):
+class SmolagentsProtocol(base.FrameworkProtocol):
     name = "smolagents"
     title = "smolagents"
-    capabilities = frozenset({"in-process", "python-exceptions", "description", "output-schema"})
+    tool_class = ("smolagents", "Tool")
+    capabilities = base.FrameworkProtocol.capabilities | {"output-schema"}
     detection_order = 16
     # An agent hands the model the value's text; a CodeAgent hands the value itself to the code
     # the model wrote, so the declared output_type is held to it.
-    result = ResultModel("json")
+    result = base.ResultModel("json")
     # Raising is how a smolagents tool reports an error: the agent turns the exception into
     # an AgentToolExecutionError the model reads in its next step. Only a crash fails.
-    policy = Policy(
-        exception="domain",
+    policy = base.framework_policy(
+        "smolagents",
         # Whatever the tool raises on an input the validation lets through reaches the model.
-        invalid="raise",
+        exception="domain",
         allowed_exceptions=("Exception",),
         invalid_absorber=(
             "smolagents' agent checks the arguments' names and types against the tool's inputs "
             "before the tool runs (validate_tool_arguments)"
         ),
-        no_determinism=no_determinism_in("smolagents"),
     )
     call_snippet = "tool(**{input}, sanitize_inputs_outputs=True)"
     callable_name = "forward"  # where its tools differ, target() says, tool by tool
-    call_style = "keywords"
 
-    @classmethod
-    def detects(cls, obj: Any) -> bool:
-        return derives_from(obj, "smolagents", "Tool")
-
-    def target(self) -> Target:
+    def target(self) -> base.Target:
         """``forward``; a ``@tool`` function is kept as a function that takes ``self`` first,
         which the tool gives it."""
-        forward = read(self.obj, "forward")
+        forward = base.read(self.obj, "forward")
         if inspect.isfunction(forward) and next(iter(_parameters(forward)), "") == "self":
             forward = functools.partial(forward, self.obj)
-        return Target("forward", forward, False)
+        return base.Target("forward", forward, False)
 
     def input_schema(self) -> tuple[Any, str, str]:
-        inputs = read(self.obj, "inputs")
+        inputs = base.read(self.obj, "inputs")
         if not isinstance(inputs, dict):
             return None, "", f"its inputs are {type(inputs).__name__}, not a dict"
         properties = {str(name): _schema_of(declared) for name, declared in inputs.items()}
@@ -113,7 +99,7 @@ class SmolagentsProtocol(ToolProtocol):
         return {**schema, "additionalProperties": False}, "declared", ""
 
     def output_schema(self) -> Any:
-        schema = _schema_of({"type": read(self.obj, "output_type")})
+        schema = _schema_of({"type": base.read(self.obj, "output_type")})
         return schema or None
 
     def refuses(self, input: Any) -> str:
@@ -130,9 +116,9 @@ class SmolagentsProtocol(ToolProtocol):
         return ""
 
     def own_objects(self) -> tuple[Any, ...]:
-        forward = read(self.obj, "forward")
+        forward = base.read(self.obj, "forward")
         # A @tool function's class is smolagents' SimpleTool: the function alone is the author's.
-        if isinstance(forward, Missing) or type(self.obj).__module__ != "smolagents.tools":
+        if isinstance(forward, base.Missing) or type(self.obj).__module__ != "smolagents.tools":
             return (type(self.obj), forward)
         return (forward,)
 
