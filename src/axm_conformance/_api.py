@@ -137,7 +137,7 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
         if any(CHECKS[check_id].per_call for check_id in options.checks or CHECKS):
             workers.plan(subjects)
         reports = tuple(
-            certify(subject, key, options, seed, subjects, workers=workers)
+            certify(subject, key, options, seed, subjects, callers=workers)
             for subject, key in zip(subjects, item_keys(subjects), strict=True)
         )
     finally:

@@ -4,14 +4,16 @@
 protocol calls it; ``offline`` sends valid inputs it served again, under a condition the protocol
 makes (see ToolProtocol.calling_under). The probes (``guards``, ``crashing-guard``,
 ``concurrency``) call an instrumented copy of the tool; a protocol that offers the capability a
-probe needs names the worker function that makes it (see :attr:`ToolProtocol.probes`).
+probe needs names the worker function that makes it (see :attr:`ToolProtocol.probes`). What a
+feed asks of the tool's worker is one of the door's records (see _process._records).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from axm_conformance._process._records import Invocation, Probe
 
 __all__ = [
     "CONCURRENCY",
@@ -24,35 +26,40 @@ __all__ = [
     "Feed",
 ]
 
-# Where the generated inputs go in the worker: the protocol's call, made by the agent.
-_INVOKE = "axm_conformance._process.child._agent:invoke"
-
 
 @dataclass(frozen=True)
 class Feed:
     """A source of calls. ``fuzzed``: its inputs are generated from the schema (they shrink, a
     person can make the same call, and their sources and keywords are counted). ``scale``: how
-    many per-call timeouts one of its calls may take. ``arguments`` turns what the engine sends
-    into the worker function's arguments."""
+    many per-call timeouts one of its calls may take. A feed either calls the tool, its inputs
+    ``invalid`` or not and made under its protocol's ``condition`` ("" as always), or makes the
+    protocol's ``probe`` of that name with what the engine sends."""
 
     name: str
-    arguments: Callable[[Any], tuple[Any, ...]]
     fuzzed: bool = False
     scale: int = 1
-    target: str = ""  # the worker function; "" where the protocol names it
+    invalid: bool = False
+    condition: str = ""
+    probe: bool = False
+
+    def request(self, value: Any) -> Invocation | Probe:
+        """What is asked of the tool's worker to make one call of this feed with ``value``."""
+        if self.probe:
+            return Probe(self.name, value)
+        return Invocation(value, self.invalid, self.condition)
 
     def __str__(self) -> str:
         return self.name
 
 
-VALID = Feed("valid", lambda value: (value, False), fuzzed=True, target=_INVOKE)
-INVALID = Feed("invalid", lambda value: (value, True), fuzzed=True, target=_INVOKE)
-GUARDS = Feed("guards", lambda value: (value, False))
-CRASHING_GUARD = Feed("crashing-guard", lambda value: (value, True))
+VALID = Feed("valid", fuzzed=True)
+INVALID = Feed("invalid", fuzzed=True, invalid=True)
+GUARDS = Feed("guards", probe=True)
+CRASHING_GUARD = Feed("crashing-guard", probe=True)
 # A valid and an invalid input, sent together.
-CONCURRENCY = Feed("concurrency", tuple, scale=10)
+CONCURRENCY = Feed("concurrency", probe=True, scale=10)
 # Valid inputs the tool served, sent again with the tool cut off from the network.
-OFFLINE = Feed("offline", lambda value: (value, False, "offline"), target=_INVOKE, scale=2)
+OFFLINE = Feed("offline", condition="offline", scale=2)
 
 FEEDS: dict[str, Feed] = {
     feed.name: feed for feed in (VALID, INVALID, GUARDS, CRASHING_GUARD, CONCURRENCY, OFFLINE)

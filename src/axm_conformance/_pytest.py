@@ -221,7 +221,7 @@ class ConformancePlugin:
                     self.seed,
                     self.subjects,
                     selected,
-                    workers=self.workers,
+                    callers=self.workers or WorkersAhead(self.settings),
                     progress=progress,
                 )
             finally:

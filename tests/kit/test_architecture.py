@@ -247,6 +247,20 @@ def test_mcps_checks_are_written_with_the_public_check_interface_alone() -> None
     assert kit <= {"axm_conformance", "axm_conformance.checks"}
 
 
+def test_the_engine_reaches_a_tool_through_its_caller_and_the_doors_records_alone() -> None:
+    """The engine imports nothing of the process boundary's kit side: it asks its Callers for
+    a caller and speaks to it in the records both sides share (Invocation, Probe, Answer)."""
+    engine = "axm_conformance._engine"
+    crossing = {
+        (name, other)
+        for name in MODULES
+        if name.startswith(engine)
+        for other in GRAPH[name]
+        if other.startswith(PROCESS) and other not in (PROCESS, f"{PROCESS}._records")
+    }
+    assert crossing == set()
+
+
 PROTOCOLS = "axm_conformance.protocols"
 # What a protocol package may import of the kit, as a third party's can: the public modules for
 # protocols, checks and strategies, the errors, and the operating system part of the process
@@ -300,9 +314,9 @@ def test_the_process_boundary_has_its_three_parts_and_what_both_sides_share() ->
     beside them, what the two sides share: the channel's frames, and the records of an answer.
     The system part and the shared modules import neither side; the child side never imports
     the parent's."""
-    shared = {f"{PROCESS}._channel", f"{PROCESS}._answers"}
+    shared = {f"{PROCESS}._channel", f"{PROCESS}._records"}
     parts = {name.split(".")[2] for name in MODULES if name.startswith(f"{PROCESS}.")}
-    assert parts == {"parent", "child", "system", "_channel", "_answers"}
+    assert parts == {"parent", "child", "system", "_channel", "_records"}
     for name in MODULES:
         if name.startswith(f"{PROCESS}.system") or name in shared:
             sides: tuple[str, ...] = (f"{PROCESS}.parent", f"{PROCESS}.child")

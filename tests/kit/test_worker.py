@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import axm_conformance
-from axm_conformance._process._answers import Answer, Crash, RemoteError
+from axm_conformance._process._records import Answer, Crash, RemoteError
 from axm_conformance._process.parent._forkserver import ForkServer
 from axm_conformance._process.parent._worker import Worker, WorkerConfig, fork_server
 from axm_conformance._process.system import _platform

@@ -23,7 +23,7 @@ import time
 import types
 from typing import Any
 
-from axm_conformance._process._answers import RemoteError
+from axm_conformance._process._records import RemoteError
 
 
 def echo(state: Any, *args: Any) -> tuple[Any, ...]:

@@ -8,9 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._feeds import VALID
 from axm_conformance._observation import Observation, SubjectInfo
-from axm_conformance._process._answers import Answer, RemoteError
+from axm_conformance._process._records import Answer, Invocation, Probe, RemoteError
 from axm_conformance._settings import Settings
 from tests.unit.factories import result, returned
 
@@ -30,7 +29,7 @@ def refused(error: str) -> Observation:
 @dataclass
 class FakeCaller:
     """Calls ``tool`` for the tool certified, ``together[ref]`` for a tool loaded beside it,
-    ``invalid`` for an input that breaks the schema.
+    ``invalid`` for an input that breaks the schema, ``probes`` for the protocol's probes.
     ``reset`` runs at each restart, as a fresh worker forgets the world; every call is kept, in
     order, as (the reference called, "" for the tool certified, and its input)."""
 
@@ -39,21 +38,28 @@ class FakeCaller:
     # How the tool answers an input that breaks its schema (None: the caller refuses it).
     invalid: Behaviour | None = None
     reset: Callable[[], None] = lambda: None
+    # How each probe's trace is made from what it is given, by the probe's name.
+    probes: dict[str, Callable[[Any], Any]] = field(default_factory=dict)
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    probed: list[tuple[str, Any]] = field(default_factory=list)
     restarts: int = 0
     closed: bool = False
 
-    def call(self, target: str, *args: Any, timeout: float | None = None) -> Answer:
-        if target != VALID.target:  # a probe of an instrumented copy: not faked
-            return Answer(error=RemoteError("LookupError", f"the fake makes no {target}", ""))
-        value, invalid, *rest = args
-        ref = rest[1] if len(rest) > 1 else ""
-        self.calls.append((ref, value))
-        if invalid and self.invalid is not None:
-            return Answer(value=self.invalid(value))
-        if invalid:
+    def invoke(self, invocation: Invocation, *, timeout: float | None = None) -> Answer:
+        self.calls.append((invocation.tool, invocation.input))
+        if invocation.invalid and self.invalid is not None:
+            return Answer(value=self.invalid(invocation.input))
+        if invocation.invalid:
             return Answer(value=Observation(status="rejected", rejected_because="invalid"))
-        return Answer(value=(self.together[ref] if ref else self.tool)(value))
+        tool = self.together[invocation.tool] if invocation.tool else self.tool
+        return Answer(value=tool(invocation.input))
+
+    def probe(self, probe: Probe, *, timeout: float | None = None) -> Answer:
+        self.probed.append((probe.name, probe.payload))
+        make = self.probes.get(probe.name)
+        if make is None:
+            return Answer(error=RemoteError("LookupError", f"the fake makes no {probe.name}", ""))
+        return Answer(value=make(probe.payload))
 
     def restart(self) -> None:
         self.restarts += 1
@@ -62,6 +68,9 @@ class FakeCaller:
     def close(self) -> None:
         self.closed = True
 
-    def callers(self, subject: SubjectInfo, settings: Settings) -> FakeCaller:
-        """The engine's ``callers``: this fake, whatever it is asked for."""
+    # The engine's callers: this fake, whatever it is asked for.
+    def take(self, subject: SubjectInfo) -> FakeCaller:
+        return self
+
+    def fresh(self, subject: SubjectInfo, settings: Settings) -> FakeCaller:
         return self

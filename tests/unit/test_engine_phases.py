@@ -15,8 +15,9 @@ from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _world, certify
 from axm_conformance._engine._state import crash_detail
 from axm_conformance._observation import Observation, SubjectInfo
-from axm_conformance._process._answers import Crash
+from axm_conformance._process._records import Crash
 from axm_conformance._settings import Settings
+from axm_conformance.protocols.axio._probes import GuardTrace
 from tests.unit.factories import exception, raised, subject
 from tests.unit.fake_caller import FakeCaller, refused, served
 
@@ -58,7 +59,7 @@ def run(tool: SubjectInfo, fake: FakeCaller, checks: tuple[str, ...], *others: S
         seed=1,
         subjects=(tool, *others),
         check_ids=checks,
-        callers=fake.callers,
+        callers=fake,
     )
 
 
@@ -436,3 +437,33 @@ def test_a_call_that_hung_is_said_to_have_had_the_time_it_was_given(
     times): the report names the time the call had, not the run's."""
     detail = crash_detail(Crash("timeout", "killed"), timeout, run_timeout=1.0)
     assert detail == f"the call {said}; the process running it was killed"
+
+
+def guard_trace(*events: str, raised: Any = None) -> GuardTrace:
+    return GuardTrace(events, (), (), raised, None if raised else {"words": 1})
+
+
+@pytest.mark.parametrize(
+    ("trace", "verdict"),
+    [
+        (guard_trace("injected guard raised RuntimeError", "handler"), "failed"),
+        (
+            guard_trace(
+                "injected guard raised RuntimeError",
+                raised=exception("GuardError", message="a guard crashed"),
+            ),
+            "passed",
+        ),
+    ],
+    ids=["open", "closed"],
+)
+def test_a_probe_is_asked_of_the_caller_by_its_name_and_judged_by_its_check(
+    trace: GuardTrace, verdict: str
+) -> None:
+    """The engine asks for a probe as it asks for a call, through the caller: a fake makes the
+    crashing-guard probe answer as a guard chain that fails open, or closed."""
+    fake = FakeCaller(lambda value: served(words=1), probes={"crashing-guard": lambda _: trace})
+    report = run(subject(guards=1), fake, ("guards-fail-closed",))
+    assert report.outcome("guards-fail-closed").status == verdict
+    assert fake.probed and {name for name, _ in fake.probed} == {"crashing-guard"}
+    assert all(isinstance(payload, dict) for _, payload in fake.probed)

@@ -1,19 +1,20 @@
 """How the engine calls a tool: through a :class:`Caller`, the one seam between the engine and
-the process the tool runs in.
+the process the tool runs in, whose verbs take and give the door's records
+(:mod:`axm_conformance._process._records`).
 
-The kit's worker (:class:`axm_conformance._process.parent._worker.Worker`) is the caller of every
-run: each call runs a target of the worker's child side (``module:qualname``) with the loaded
-tool as its state, and answers a value, a remote error or a crash. Anything with the same three
-operations calls tools for the engine: the kit's own unit tests give it a fake that answers from
-a Python function, and run every phase of the engine without a process.
+The kit's tool worker (``_process.parent._toolworker.ToolWorker``) is the caller of every run:
+``invoke`` calls the tool, ``probe`` makes one of its protocol's probes of an instrumented copy,
+each answering a value, a remote error or a crash. The run's :class:`Callers` give the tool its
+caller (started ahead of it where they can) and another one when a probe needs other settings
+(the tool with the network). The kit's own unit tests give the engine a fake of both, which
+answers from Python functions, and run every phase of the engine without a process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from axm_conformance._process._answers import Answer
+from axm_conformance._process._records import Answer, Invocation, Probe
 
 if TYPE_CHECKING:
     from axm_conformance._observation import SubjectInfo
@@ -25,9 +26,13 @@ __all__ = ["Caller", "Callers"]
 class Caller(Protocol):
     """Calls one tool (and the tools loaded beside it) for the engine."""
 
-    def call(self, target: str, *args: Any, timeout: float | None = None) -> Answer:
-        """Run ``target(state, *args)`` where the tool is loaded: its value, else the error it
-        raised, else how the process running it ended (a crash, a timeout)."""
+    def invoke(self, invocation: Invocation, *, timeout: float | None = None) -> Answer:
+        """Call the tool: the observation of the call, else the error the worker raised, else
+        how the process running it ended (a crash, a timeout)."""
+        ...
+
+    def probe(self, probe: Probe, *, timeout: float | None = None) -> Answer:
+        """Make one of the protocol's probes: its trace, an error, or a crash."""
         ...
 
     def restart(self) -> None:
@@ -39,6 +44,13 @@ class Caller(Protocol):
         ...
 
 
-# What makes the caller of a tool, given the run's settings (for a second caller of the same
-# tool that reaches the network, the settings say so).
-Callers = Callable[["SubjectInfo", "Settings"], Caller]
+class Callers(Protocol):
+    """Where a run's callers come from."""
+
+    def take(self, subject: SubjectInfo) -> Caller:
+        """The tool's caller, ready to call it."""
+        ...
+
+    def fresh(self, subject: SubjectInfo, settings: Settings) -> Caller:
+        """Another caller of the tool, as ``settings`` ask (one that reaches the network)."""
+        ...

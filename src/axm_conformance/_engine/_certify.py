@@ -43,7 +43,6 @@ from axm_conformance._feeds import (
 from axm_conformance._jsonable import canonical_json
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Severity, Status, not_run, note
-from axm_conformance._process.parent._pool import WorkersAhead, tool_worker
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (
@@ -77,14 +76,14 @@ def certify(
     seed: int | None,
     subjects: Iterable[SubjectInfo] = (),
     check_ids: Iterable[str] | None = None,
-    workers: WorkersAhead | None = None,
+    *,
+    callers: Callers,
     progress: Progress | None = None,
-    callers: Callers | None = None,
 ) -> ToolReport:
     """Run the selected checks (all by default) on one tool and return their outcomes.
 
-    The tool is called in a worker of its own, taken from ``workers`` when given, or by a
-    caller ``callers`` makes (see _caller: the kit's tests give the engine a fake). Without a
+    The tool is called through the caller ``callers`` give it (see _caller: the run's workers,
+    or the fake the kit's tests give the engine). Without a
     ``seed``, the tool's is derived from its key and input schema (a derandomized run).
     ``progress`` is told, now and then while the tool is called, what is being done.
     """
@@ -127,11 +126,7 @@ def certify(
             )
             unpaid = 0.0
     if per_call:
-        if callers is None:
-            caller: Caller = (workers or WorkersAhead(settings)).take(subject)
-            callers = tool_worker
-        else:
-            caller = callers(subject, settings)
+        caller = callers.take(subject)
         # Inputs come from the tool's side only (its schema, source, files), never from the
         # modules this process imported: see _strategies._constants.
         with without_local_constants():
@@ -161,15 +156,14 @@ def _fuzz(
     with ``backoffs`` and ``paused`` seconds when the server's pacing made the kit back off)."""
     started = time.perf_counter()
     runs = [Run(check) for check in checks]
-    worker, online = callers
+    worker, more = callers
     # The worker is closed whatever happens, also when the tool turns out not to be callable.
     with contextlib.closing(worker):
         try:
             inputs = _Inputs.of(subject, settings)
             session = Session(
-                subject, runs, context, worker, settings, inputs.invalid, inputs.drawn
+                subject, runs, context, worker, more, settings, inputs.invalid, inputs.drawn
             )
-            session.online = online
             session.progress = progress
             session.together = Together.of(subject, context.subjects, settings)
             session.deadline = time.monotonic() + settings.tool_budget

@@ -89,7 +89,7 @@ def _served_online(session: Session) -> None:
         session.finish(OFFLINE)
         return
     main = session.worker
-    session.worker = session.online(
+    session.worker = session.callers.fresh(
         session.subject, dataclasses.replace(session.settings, network=("*",))
     )
     try:

@@ -29,11 +29,9 @@ from axm_conformance._engine._templates import Templates
 from axm_conformance._feeds import INVALID, VALID, Feed
 from axm_conformance._observation import Call, ExceptionInfo, Observation, Step, SubjectInfo
 from axm_conformance._outcomes import Finding, Severity
-from axm_conformance._process._answers import Crash
-from axm_conformance._process.parent._pool import tool_worker
+from axm_conformance._process._records import Crash, Probe
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import Example, Mutation, Served
-from axm_conformance.protocols import protocol_named
 
 __all__ = [
     "CALL_KINDS",
@@ -112,6 +110,8 @@ class SessionState:
     runs: list[Run]
     context: CheckContext
     worker: Caller
+    # Where another caller of the tool comes from (one that reaches the network, see _probes).
+    callers: Callers
     settings: Settings
     invalid: SearchStrategy[Mutation]
     # The valid inputs as Examples that name their source.
@@ -169,8 +169,6 @@ class SessionState:
     # happen again, and "not_judged", which a call that broke the tool's world caused.
     unblamed: Counter[str] = field(default_factory=Counter)
     last_call: float = -math.inf
-    # What makes a caller of the tool that reaches the network (see _probes).
-    online: Callers = tool_worker
     # The other tools of its home and what their calls made (see _stateful).
     together: Together | None = None
     # The calls made in the worker since it last started fresh (the tool's own, and the steps
@@ -217,9 +215,13 @@ class SessionState:
         if self.progress is not None and time.monotonic() - self.told > _PROGRESS_EVERY:
             self.told = time.monotonic()
             self.progress(f"{self.phase}, {self.calls} calls")
-        target = feed.target or protocol_named(self.subject.protocol).probes[feed.name]
         timeout = self.settings.timeout * feed.scale
-        outcome = self.worker.call(target, *feed.arguments(value), timeout=timeout)
+        request = feed.request(value)
+        outcome = (
+            self.worker.probe(request, timeout=timeout)
+            if isinstance(request, Probe)
+            else self.worker.invoke(request, timeout=timeout)
+        )
         if outcome.error is not None:
             raise NotRunnable(
                 f"the tool could not be loaded or called in the worker: "

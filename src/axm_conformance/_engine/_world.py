@@ -15,6 +15,7 @@ from axm_conformance._engine._state import SessionState
 from axm_conformance._feeds import VALID
 from axm_conformance._jsonable import canonical_json
 from axm_conformance._observation import Observation, Reading, Step, SubjectInfo
+from axm_conformance._process._records import Invocation
 from axm_conformance._strategies import boundary_inputs
 
 __all__ = ["breaks", "call_step", "make_steps", "read_world"]
@@ -36,7 +37,7 @@ def call_step(session: SessionState, step: Step) -> Observation | None:
     session.paced()
     timeout = min(session.settings.timeout, _LONGEST_STEP)
     tool = "" if step.ref == session.subject.ref else step.ref
-    answer = session.worker.call(VALID.target, step.input, step.invalid, "", tool, timeout=timeout)
+    answer = session.worker.invoke(Invocation(step.input, step.invalid, tool=tool), timeout=timeout)
     observation = answer.value if answer.crash is None and answer.error is None else None
     if not isinstance(observation, Observation) or observation.status == "crashed":
         if session.together is not None:

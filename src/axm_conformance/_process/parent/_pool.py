@@ -18,14 +18,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from axm_conformance._observation import SubjectInfo
-from axm_conformance._process._answers import Answer
+from axm_conformance._process._records import Answer
+from axm_conformance._process.parent._entries import (
+    CLOSE_TOOL,
+    DESCRIBE_ALL,
+    OPEN_TOOL,
+    OPEN_TOOLS,
+    PRELOAD,
+)
 from axm_conformance._process.parent._forkserver import ForkServer
-from axm_conformance._process.parent._worker import Worker, WorkerConfig, fork_server
+from axm_conformance._process.parent._toolworker import ToolWorker
+from axm_conformance._process.parent._worker import WorkerConfig, fork_server
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings, SettingsError
-from axm_conformance.protocols import LoadOptions, protocol_of_ref
+from axm_conformance.protocols import LoadOptions, protocol_named, protocol_of_ref
 
 __all__ = ["WorkersAhead", "inspect_tools", "tool_worker"]
 
@@ -38,21 +46,6 @@ _SERVER_START = 10.0
 _LIST = os.R_OK | os.X_OK
 # Symbolic links followed one by one to a file, as Linux does at most.
 _MOST_LINKS = 40
-# What the inspecting worker is asked once it has loaded the tools.
-_DESCRIBE_ALL = "axm_conformance._process.child._agent:describe_all"
-# What a tool's worker runs at start.
-_OPEN_TOOL = "axm_conformance._process.child._agent:open_tool"
-# What the inspecting worker runs at start.
-_OPEN_TOOLS = "axm_conformance._process.child._agent:open_tools"
-# What a fork server imports for its workers: the kit's worker side and its reference runtime
-# (pydantic with it), which tools written against the seeds import.
-_PRELOAD = (
-    "axm_conformance._process.child._agent",
-    "axm_runtime.amplifier",
-    "axm_runtime.axio",
-    "axm_runtime.axm",
-    "axm_runtime.tool_use",
-)
 
 
 def inspect_tools(
@@ -77,17 +70,15 @@ def inspect_tools(
     )
     online = serves or bool(settings.network)
     config = _worker_config(
-        settings, _OPEN_TOOLS, list(refs), setup_timeout=_LOAD_TIMEOUT, network=online
+        settings, OPEN_TOOLS, list(refs), setup_timeout=_LOAD_TIMEOUT, network=online
     )
     try:
-        worker = Worker(config).start()
+        worker = ToolWorker(config, {}).start()
     except ValueError as exc:  # an unknown user, or one this process cannot switch to
         raise SettingsError("worker_user", str(exc)) from None
     meanwhile()
     try:
-        outcome = worker.call(
-            "axm_conformance._process.child._agent:describe_all", timeout=_LOAD_TIMEOUT
-        )
+        outcome = worker.call(DESCRIBE_ALL, timeout=_LOAD_TIMEOUT)
     except PermissionError as exc:
         worker.close()
         raise SettingsError(
@@ -236,15 +227,15 @@ def tool_worker(
     settings: Settings,
     forks: ForkServer | None = None,
     together: tuple[str, ...] = (),
-) -> Worker:
+) -> ToolWorker:
     """The worker a tool is called in, with the tools ``together`` names loaded beside it,
     started now (forked from ``forks`` when given): ready by the time the engine calls it."""
     config = _worker_config(
-        settings, _OPEN_TOOL, subject.ref, forks=forks, network=_network(subject, settings)
+        settings, OPEN_TOOL, subject.ref, forks=forks, network=_network(subject, settings)
     )
     if together:
         config = dataclasses.replace(config, setup_args=(*config.setup_args, together))
-    return Worker(config).start()
+    return ToolWorker(config, protocol_named(subject.protocol).probes).start()
 
 
 def _network(subject: SubjectInfo, settings: Settings) -> bool:
@@ -291,7 +282,7 @@ def _worker_config(
         setup=setup,
         setup_args=(refs, settings.protocol, settings.max_result_bytes, options),
         setup_timeout=setup_timeout,
-        teardown="axm_conformance._process.child._agent:close_tool",
+        teardown=CLOSE_TOOL,
         fork_server=forks,
         stacks=not serves,
         sandbox=None if serves else sandbox,
@@ -330,11 +321,13 @@ class WorkersAhead:
         self.following: dict[str, SubjectInfo] = {}  # by ref: the tool certified next
         # By ref: the other tools of its home (see SubjectInfo.home), loaded beside it.
         self.together: dict[str, tuple[str, ...]] = {}
-        self.started: dict[str, Worker] = {}
+        self.started: dict[str, ToolWorker] = {}
         self.forks: ForkServer | None = None
 
-    def adopt(self, subject: SubjectInfo, worker: Worker) -> None:
-        """Keep a running worker that has the tool loaded, to certify it."""
+    def adopt(self, subject: SubjectInfo, worker: ToolWorker) -> None:
+        """Keep a running worker that has the tool loaded, to certify it, with its protocol's
+        probes."""
+        worker.probes = dict(protocol_named(subject.protocol).probes)
         self.started[subject.ref] = worker
 
     def plan(self, order: Sequence[SubjectInfo]) -> None:
@@ -363,7 +356,7 @@ class WorkersAhead:
         if tools > 1 and self.forks is None:
             self.forks = self._fork_server()
 
-    def take(self, subject: SubjectInfo) -> Worker:
+    def take(self, subject: SubjectInfo) -> ToolWorker:
         """The tool's worker (started ahead and still running, or now); the next tool's worker
         starts."""
         if self.forks is not None and self.forks.died:
@@ -382,6 +375,11 @@ class WorkersAhead:
             self._start(following)
         return worker
 
+    def fresh(self, subject: SubjectInfo, settings: Settings) -> ToolWorker:
+        """Another worker of the tool, as ``settings`` ask (one that reaches the network, say),
+        started now."""
+        return tool_worker(subject, settings)
+
     def close(self) -> None:
         """Stop the workers started for tools that were not certified after all."""
         for worker in self.started.values():
@@ -395,7 +393,7 @@ class WorkersAhead:
         """In a sandbox, one cut off from the network, whose forks each enter a sandbox of their
         own: a worker that needs the network is spawned in one."""
         sandbox = Sandbox(network=False) if self.settings.contained else None
-        return fork_server(*_PRELOAD, sandbox=sandbox).start()
+        return fork_server(*PRELOAD, sandbox=sandbox).start()
 
     def _start(self, subject: SubjectInfo) -> None:
         if subject.ref not in self.started:

@@ -9,8 +9,8 @@ import pickle
 import traceback
 from typing import IO, Any
 
-from axm_conformance._process._answers import Answer, RemoteError
 from axm_conformance._process._channel import error_type
+from axm_conformance._process._records import Answer, RemoteError
 
 __all__ = ["loads", "unpickle_value"]
 

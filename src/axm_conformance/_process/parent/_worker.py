@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from axm_conformance._process._answers import Answer, Crash, CrashKind, RemoteError
 from axm_conformance._process._channel import (
     CALL,
     ERROR,
@@ -43,6 +42,7 @@ from axm_conformance._process._channel import (
     START,
     VALUE,
 )
+from axm_conformance._process._records import Answer, Crash, CrashKind, RemoteError
 from axm_conformance._process.parent._ends import Ends, Lost, open_ends
 from axm_conformance._process.parent._files import copy_files, empty, give, remove_tree
 from axm_conformance._process.parent._forkserver import Forked, ForkServer, ForkSpec, serve_forks

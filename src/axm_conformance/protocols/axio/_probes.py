@@ -21,7 +21,14 @@ from typing import Any
 from axm_conformance.errors import AxmConformanceError
 from axm_conformance.protocols.base import ExceptionInfo, ToolState, exception_info, jsonable
 
-__all__ = ["GuardTrace", "LimitTrace", "handler_recorded", "probe_concurrency", "probe_guards"]
+__all__ = [
+    "GuardTrace",
+    "LimitTrace",
+    "handler_recorded",
+    "probe_concurrency",
+    "probe_crashing_guard",
+    "probe_guards",
+]
 
 # How long an instrumented handler holds its permit while the concurrency probe measures: calls
 # started together all enter (or wait) within one turn of the event loop, far shorter.
@@ -209,8 +216,15 @@ def probe_guards(
     )
 
 
-def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any) -> LimitTrace:
-    """Judge a tool's concurrency limit on an instrumented copy, in two event loops.
+def probe_crashing_guard(state: ToolState[Any], input: dict[str, Any]) -> GuardTrace:
+    """Call an instrumented copy once with ``input``, a guard that raises RuntimeError put in
+    front of the tool's own guards (see probe_guards)."""
+    return probe_guards(state, input, crash_first=True)
+
+
+def probe_concurrency(state: ToolState[Any], inputs: tuple[dict[str, Any], Any]) -> LimitTrace:
+    """Judge a tool's concurrency limit on an instrumented copy, in two event loops, with
+    ``inputs``: a valid input and an invalid one.
 
     First 3 x limit concurrent calls with a slowed handler (the peak in flight must not pass the
     limit); then limit + 1 failures of each kind (invalid arguments, guard denial, handler
@@ -218,6 +232,7 @@ def probe_concurrency(state: ToolState[Any], valid: dict[str, Any], invalid: Any
     that must still get a permit; then
     contended calls from a second event loop, after the first is closed.
     """
+    valid, invalid = inputs
     limit = state.protocol.obj.concurrency
     recorder = _Recorder()
 

@@ -60,7 +60,7 @@ class AxioProtocol(ToolProtocol):
     }
     probes = {
         "guards": f"{_PROBES}:probe_guards",
-        "crashing-guard": f"{_PROBES}:probe_guards",
+        "crashing-guard": f"{_PROBES}:probe_crashing_guard",
         "concurrency": f"{_PROBES}:probe_concurrency",
     }
     callable_name = "handler"
