@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from axm_conformance._checks import CHECKS
 from axm_conformance._options import OPTIONS
-from axm_conformance.protocols import protocol_named
 
 if TYPE_CHECKING:
     from axm_conformance._report import Outcome, ToolReport
@@ -116,8 +115,8 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
         for spelling in option.spelled(reproduced[option.setting])
     ]
     lines = [_INDENT + shlex.join(options)]
-    protocol = protocol_named(tool.subject.protocol)
-    if evidence is None or not protocol.snippet("{}") or not evidence.callable_by_hand:
+    profile = tool.subject.profile
+    if evidence is None or not profile.snippet("{}") or not evidence.callable_by_hand:
         return lines
     # The tools of a server called one after another share its session only in the kit's
     # worker: a load_tool each would start a server each.
@@ -151,7 +150,7 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
             *((ref, value) for ref, _, value in evidence.before),
             (tool.subject.ref, evidence.input),
         ]:
-            *before, last = protocol.snippet(repr(value))
+            *before, last = profile.snippet(repr(value))
             imports += [line for line in before if line.startswith(("import ", "from "))]
             calls.append(f"tool = load_tool({ref!r}{chosen})")
             calls += [line for line in before if not line.startswith(("import ", "from "))]
@@ -188,7 +187,7 @@ def format_failure(tool: ToolReport, outcome: Outcome, settings: Settings) -> st
             lines.append(f"            ({outcome.input_label})")
     lines.append("  what happened:")
     lines.extend(f"    - {elided(message)}" for message in outcome.messages)
-    hint = protocol_named(subject.protocol).hints.get(outcome.check_id)
+    hint = subject.profile.hints.get(outcome.check_id)
     if hint:
         lines.append(f"  hint:     {hint}")
     if outcome.evidence is not None and outcome.evidence.traceback:

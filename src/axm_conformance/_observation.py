@@ -6,7 +6,7 @@ on the worker side by the protocols and read on the kit side by the checks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ __all__ = [
     "Observation",
     "ParameterInfo",
     "Policy",
+    "Profile",
     "Reading",
     "ResultFacts",
     "ResultModel",
@@ -218,6 +219,31 @@ def _one_line(text: str, limit: int = 100) -> str:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """What the kit's process knows of a tool's protocol beyond its policy and result model,
+    carried by every tool the protocol describes so that nothing is looked up by name after
+    loading: what to do about a check's finding (``hints``, by check id), how a person makes one
+    call (``call_snippet``, ``{input}`` standing for the input's Python literal, after the
+    ``snippet_setup`` lines) and, by name, the worker function that makes each of its probes."""
+
+    hints: Mapping[str, str] = field(default_factory=dict)
+    call_snippet: str = ""
+    snippet_setup: tuple[str, ...] = ()
+    probes: Mapping[str, str] = field(default_factory=dict)
+
+    def snippet(self, input: str) -> tuple[str, ...]:
+        """The Python that makes one call of the tool held in ``tool`` with ``input`` (the
+        input's Python literal), for a failure's reproduction: lines whose last is an
+        expression whose value is what the call gave (the kit prints it); imports first:
+        ``import asyncio`` where it runs a coroutine, then the setup. () when there is none."""
+        if not self.call_snippet:
+            return ()
+        call = self.call_snippet.format(input=input)
+        asyncio = ("import asyncio",) if "asyncio." in call else ()
+        return (*asyncio, *self.snippet_setup, call)
+
+
+@dataclass(frozen=True)
 class SubjectInfo:
     """Everything the static checks need to know about one tool, read without calling it.
 
@@ -245,6 +271,7 @@ class SubjectInfo:
     callable: CallableInfo
     result: ResultModel
     policy: Policy
+    profile: Profile = field(default_factory=Profile)
     metadata: dict[str, tuple[str, Any]] = field(default_factory=dict)
     missing: tuple[str, ...] = ()
     guards: int = 0

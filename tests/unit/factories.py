@@ -18,11 +18,12 @@ from axm_conformance._observation import (
     Observation,
     ParameterInfo,
     Policy,
+    Profile,
     ResultFacts,
     ResultModel,
     SubjectInfo,
 )
-from axm_conformance.protocols import capabilities
+from axm_conformance.protocols import capabilities, registered
 from axm_conformance.protocols.axio._probes import GuardTrace, LimitTrace
 
 __all__ = [
@@ -107,7 +108,11 @@ def subject(**overrides: Any) -> SubjectInfo:
         "result": TOOL_RESULT,
         "policy": Policy(),
     }
-    return SubjectInfo(**{**facts, **overrides})
+    facts = {**facts, **overrides}
+    # The profile its protocol gives the tools it describes (its hints, its snippet).
+    known = registered().get(facts["protocol"])
+    facts.setdefault("profile", known.profile() if known is not None else Profile())
+    return SubjectInfo(**facts)
 
 
 def result(type_name: str = "ToolResult", **fields: Any) -> ResultFacts:

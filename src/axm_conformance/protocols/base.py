@@ -27,6 +27,7 @@ from axm_conformance._observation import (
     Observation,
     ParameterInfo,
     Policy,
+    Profile,
     ResultFacts,
     ResultModel,
     SideEffect,
@@ -60,6 +61,7 @@ __all__ = [
     "Observation",
     "ParameterInfo",
     "Policy",
+    "Profile",
     "ResultFacts",
     "ResultModel",
     "Runner",
@@ -408,17 +410,14 @@ class ToolProtocol:
         return None, f"it is {_describe(declared)}, not a JSON Schema (a dict) or a pydantic model"
 
     @classmethod
+    def profile(cls) -> Profile:
+        """The protocol as the kit's process knows it, carried by each tool it describes."""
+        return Profile(dict(cls.hints), cls.call_snippet, cls.snippet_setup, dict(cls.probes))
+
+    @classmethod
     def snippet(cls, input: str) -> tuple[str, ...]:
-        """The Python that makes one call of the tool held in ``tool`` with ``input`` (the
-        input's Python literal), for a failure's reproduction: lines whose last is an
-        expression whose value is what the call gave (the kit prints it); imports first. By
-        default ``call_snippet`` with ``{input}`` filled in, after ``import asyncio`` where it
-        runs a coroutine and the ``snippet_setup``; () when the protocol has none."""
-        if not cls.call_snippet:
-            return ()
-        call = cls.call_snippet.format(input=input)
-        asyncio = ("import asyncio",) if "asyncio." in call else ()
-        return (*asyncio, *cls.snippet_setup, call)
+        """The Python that makes one call of a tool of this protocol (see Profile.snippet)."""
+        return cls.profile().snippet(input)
 
     def input_schema(self) -> tuple[Any, str, str]:
         """The input schema, where it comes from ("declared", "derived"), and why there is
@@ -504,6 +503,7 @@ class ToolProtocol:
             description_type=_type_name(description),
             result=self.result,
             policy=self.tool_policy(),
+            profile=self.profile(),
             also_detected=self.rivals,
             **facts,
         )

@@ -33,7 +33,7 @@ from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings, SettingsError
-from axm_conformance.protocols import LoadOptions, protocol_named, protocol_of_ref
+from axm_conformance.protocols import LoadOptions, protocol_of_ref
 
 __all__ = ["WorkersAhead", "inspect_tools", "tool_worker"]
 
@@ -235,7 +235,7 @@ def tool_worker(
     )
     if together:
         config = dataclasses.replace(config, setup_args=(*config.setup_args, together))
-    return ToolWorker(config, protocol_named(subject.protocol).probes).start()
+    return ToolWorker(config, subject.profile.probes).start()
 
 
 def _network(subject: SubjectInfo, settings: Settings) -> bool:
@@ -327,7 +327,7 @@ class WorkersAhead:
     def adopt(self, subject: SubjectInfo, worker: ToolWorker) -> None:
         """Keep a running worker that has the tool loaded, to certify it, with its protocol's
         probes."""
-        worker.probes = dict(protocol_named(subject.protocol).probes)
+        worker.probes = dict(subject.profile.probes)
         self.started[subject.ref] = worker
 
     def plan(self, order: Sequence[SubjectInfo]) -> None:

@@ -199,6 +199,7 @@ class McpProtocol(ToolProtocol):
             callable=_TOOLS_CALL,
             result=self.result,
             policy=self.policy,
+            profile=self.profile(),
             server=facts,
             described_in=seconds,
             protocol_version=facts.version,
