@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import inspect
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -41,6 +39,16 @@ from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._workdir import Change, Snapshot, snapshot
 from axm_conformance.errors import AxmConformanceError
+from axm_conformance.protocols._reading import (
+    Missing,
+    derives_from,
+    described,
+    is_async_callable,
+    read,
+    result_facts,
+    signature_facts,
+    type_name,
+)
 
 __all__ = [
     "CAPABILITIES",
@@ -147,54 +155,6 @@ class Target:
     awaits: bool
 
 
-class Missing:
-    """Marks an attribute the object does not have, or whose read raised."""
-
-    def __init__(self, error: str = "") -> None:
-        self.error = error
-
-    def __repr__(self) -> str:
-        return f"<missing{': ' + self.error if self.error else ''}>"
-
-
-def read(obj: Any, name: str) -> Any:
-    """``getattr`` that never raises: a failed read gives a :class:`Missing` saying why."""
-    try:
-        return getattr(obj, name)
-    except AttributeError:
-        return Missing()
-    except Exception as exc:
-        return Missing(f"reading .{name} raised {type(exc).__name__}: {exc}")
-
-
-def _type_name(value: Any) -> str:
-    return "missing" if isinstance(value, Missing) else type(value).__name__
-
-
-def _describe(value: Any) -> str:
-    """An object in a few words: a class by its name, anything else by its type's."""
-    if isinstance(value, type):
-        return f"the class {value.__qualname__}"
-    return f"a {type(value).__qualname__}"
-
-
-def signature_facts(function: Any) -> tuple[tuple[ParameterInfo, ...], bool, bool]:
-    """Parameters of ``function``, whether it takes ``**kwargs``, and whether it has a signature."""
-    try:
-        signature = inspect.signature(function)
-    except (TypeError, ValueError):
-        return (), False, False
-    parameters = tuple(
-        ParameterInfo(p.name, p.kind.name, p.default is inspect.Parameter.empty)
-        for p in signature.parameters.values()
-        if p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
-    )
-    takes_var_keyword = any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
-    )
-    return parameters, takes_var_keyword, True
-
-
 def no_determinism_in(runtime: str) -> str:
     """Why tools of ``runtime`` are not judged for determinism (``Policy.no_determinism``)."""
     return (
@@ -208,24 +168,6 @@ def framework_policy(runtime: str, **settings: Any) -> Policy:
     before the tool runs and raises when they break the schema, and determinism is no part of
     its contract; ``settings`` are the rest of its :class:`Policy`."""
     return Policy(invalid="raise", no_determinism=no_determinism_in(runtime), **settings)
-
-
-def derives_from(obj: Any, module: str, name: str) -> bool:
-    """Whether ``obj``'s class is, or derives from, a class ``name`` of the package ``module``
-    (or one of its modules): a framework's class recognised without importing the framework."""
-    return any(
-        klass.__name__ == name
-        and (klass.__module__ == module or klass.__module__.startswith(module + "."))
-        for klass in type(obj).__mro__
-    )
-
-
-def is_async_callable(function: Any) -> bool:
-    """Whether calling ``function`` gives an awaitable by its definition (``async def``)."""
-    if inspect.iscoroutinefunction(function):
-        return True
-    call = getattr(function, "__call__", None)  # noqa: B004 - instances with async __call__
-    return call is not None and inspect.iscoroutinefunction(call)
 
 
 # What a protocol may offer, and what a check that requires it then relies on. A check whose
@@ -406,8 +348,8 @@ class ToolProtocol:
                 try:
                     return make(), ""
                 except Exception as exc:
-                    return None, f"{method}() of {_describe(declared)} raised {cause(exc)}"
-        return None, f"it is {_describe(declared)}, not a JSON Schema (a dict) or a pydantic model"
+                    return None, f"{method}() of {described(declared)} raised {cause(exc)}"
+        return None, f"it is {described(declared)}, not a JSON Schema (a dict) or a pydantic model"
 
     @classmethod
     def profile(cls) -> Profile:
@@ -498,9 +440,9 @@ class ToolProtocol:
             protocol_title=self.title,
             capabilities=self.capabilities,
             name=jsonable(name)[0] if not isinstance(name, Missing) else None,
-            name_type=_type_name(name),
+            name_type=type_name(name),
             description=jsonable(description)[0] if not isinstance(description, Missing) else None,
-            description_type=_type_name(description),
+            description_type=type_name(description),
             result=self.result,
             policy=self.tool_policy(),
             profile=self.profile(),
@@ -554,56 +496,6 @@ class FrameworkProtocol(ToolProtocol):
 
     capabilities = frozenset({"in-process", "python-exceptions", "description"})
     call_style = "keywords"
-
-
-def result_facts(fields: dict[str, Any], *, size_limit: int, **facts: Any) -> ResultFacts:
-    """Result fields rendered as strict JSON, measured and fingerprinted, as ResultFacts with
-    ``facts`` (the type name, the field types, ...)."""
-    rendered, problems = jsonable(fields)
-    size = _size_at_least(rendered)
-    truncated = size > size_limit
-    if truncated:
-        # An oversized result is a finding in itself: a lower bound of its size, read without
-        # serialising megabytes on every call, is enough to report and to compare it.
-        fingerprint = f"at least {size} bytes"
-        rendered = {"<truncated>": _preview(rendered)}
-    else:
-        # A lone surrogate (an input echoed) is measured and fingerprinted as Python keeps it.
-        encoded = canonical_json(rendered).encode("utf-8", "surrogatepass")
-        size = len(encoded)
-        fingerprint = hashlib.sha256(encoded).hexdigest()
-    return ResultFacts(
-        fields=rendered,
-        problems=tuple(problems),
-        size=size,
-        truncated=truncated,
-        fingerprint=fingerprint,
-        **facts,
-    )
-
-
-def _size_at_least(value: Any) -> int:
-    """A lower bound of the size of ``value`` serialised as JSON, in bytes, read cheaply."""
-    if isinstance(value, str):
-        return len(value) + 2
-    if isinstance(value, dict):
-        return 2 + sum(len(key) + 4 + _size_at_least(item) for key, item in value.items())
-    if isinstance(value, list):
-        return 2 + sum(1 + _size_at_least(item) for item in value)
-    return len(repr(value))
-
-
-def _preview(value: Any) -> str:
-    """The start of a large value, for the report."""
-    if isinstance(value, str):
-        return value[:200]
-    if isinstance(value, dict):
-        return "{" + ", ".join(
-            f"{key!r}: {_preview(item)}" for key, item in list(value.items())[:5]
-        )
-    if isinstance(value, list):
-        return "[" + ", ".join(_preview(item) for item in value[:5])
-    return repr(value)[:200]
 
 
 # Checks run and are listed group by group, cheapest and most fundamental first: these are the
