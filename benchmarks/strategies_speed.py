@@ -38,7 +38,7 @@ from bench_tools import ORDER_INPUT, PLAN_INPUT, SEARCH_INPUT, EchoTool
 HINTS = Hints.of(
     {
         "worker-file": ["notes.txt", "data/todo.md"],
-        "source-literal": literals_of(EchoTool(), "execute"),
+        "source-literal": literals_of([EchoTool, EchoTool.execute]),
     }
 )
 
