@@ -5,15 +5,13 @@ protocol calls it; ``offline`` sends valid inputs it served again, under a condi
 makes (see ToolProtocol.calling_under). The probes (``guards``, ``crashing-guard``,
 ``concurrency``) call an instrumented copy of the tool; a protocol that offers the capability a
 probe needs names the worker function that makes it (see :attr:`ToolProtocol.probes`). What a
-feed asks of the tool's worker is one of the door's records (see _process._records).
+feed asks of the tool's worker is one of the door's records (see the engine's
+SessionState.observe).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from axm_conformance._process._records import Invocation, Probe
 
 __all__ = [
     "CONCURRENCY",
@@ -41,12 +39,6 @@ class Feed:
     invalid: bool = False
     condition: str = ""
     probe: bool = False
-
-    def request(self, value: Any) -> Invocation | Probe:
-        """What is asked of the tool's worker to make one call of this feed with ``value``."""
-        if self.probe:
-            return Probe(self.name, value)
-        return Invocation(value, self.invalid, self.condition)
 
     def __str__(self) -> str:
         return self.name

@@ -29,7 +29,7 @@ from axm_conformance._engine._templates import Templates
 from axm_conformance._feeds import INVALID, VALID, Feed
 from axm_conformance._observation import Call, ExceptionInfo, Observation, Step, SubjectInfo
 from axm_conformance._outcomes import Finding, Severity
-from axm_conformance._process._records import Crash, Probe
+from axm_conformance._process._records import Crash, Invocation, Probe
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import Example, Mutation, Served
 
@@ -216,11 +216,12 @@ class SessionState:
             self.told = time.monotonic()
             self.progress(f"{self.phase}, {self.calls} calls")
         timeout = self.settings.timeout * feed.scale
-        request = feed.request(value)
         outcome = (
-            self.worker.probe(request, timeout=timeout)
-            if isinstance(request, Probe)
-            else self.worker.invoke(request, timeout=timeout)
+            self.worker.probe(Probe(feed.name, value), timeout=timeout)
+            if feed.probe
+            else self.worker.invoke(
+                Invocation(value, feed.invalid, feed.condition), timeout=timeout
+            )
         )
         if outcome.error is not None:
             raise NotRunnable(
