@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,7 @@ from axm_conformance._certificate import SCHEMA_PATH
 from axm_conformance._checks import checks_for
 from axm_conformance._jsonable import canonical_json
 from axm_conformance._settings import derived_seed
+from tests.kit.runs import reproduction
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fixtures_on_path")]
 
@@ -28,22 +28,6 @@ CERTIFICATE_SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("--axm-conformance", *args)
-
-
-def reproduction(result: pytest.RunResult) -> tuple[list[str], str]:
-    """The pytest command and the Python code under the first "Reproduce with:"."""
-    lines = result.stdout.lines
-    start = lines.index("Reproduce with:")
-    command = shlex.split(lines[start + 1])
-    code: list[str] = []
-    if lines[start + 2] == "or in Python:":
-        # The snippet is the indented block right after; with CI set, pytest's summary repeats
-        # whole reports further down, so the block ends at the first line that is not indented.
-        for line in lines[start + 3 :]:
-            if not line.startswith("    "):
-                break
-            code.append(line[4:])
-    return command, "\n".join(code)
 
 
 def without_timings(document: Any) -> Any:

@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+from tests.kit.runs import certified, reproduction
+from tests.kit.test_architecture import PROTOCOL_DOORS
+
 pytestmark = pytest.mark.slow
 
 PROTOCOL = '''
@@ -209,28 +212,18 @@ def imported_kit_modules(source: str) -> set[str]:
     }
 
 
-def test_the_protocol_package_imports_only_the_kits_public_doors() -> None:
+def test_a_server_of_an_out_of_process_plugin_protocol_is_certified_end_to_end(
+    project: pytest.Pytester,
+) -> None:
+    # Written as a third party writes one: through the doors the kit's own protocols must use.
     assert imported_kit_modules(PROTOCOL) | imported_kit_modules(CHECKS) == {
         "axm_conformance.protocols.base",
         "axm_conformance.checks",
     }
-
-
-def test_a_server_of_an_out_of_process_plugin_protocol_is_certified_end_to_end(
-    project: pytest.Pytester,
-) -> None:
+    assert all(name.startswith(PROTOCOL_DOORS) for name in imported_kit_modules(PROTOCOL))
     server = project.path / "lines_server.py"
     ref = f"lines:{shlex.join([sys.executable, str(server)])}"
-    result = project.runpytest_subprocess(
-        "--axm-conformance",
-        f"--axm-tool={ref}",
-        "--axm-examples=20",
-        "--axm-seed=7",
-        "--axm-report=certificate.json",
-        "-p",
-        "no:cacheprovider",
-    )
-    document = json.loads((project.path / "certificate.json").read_text())
+    result, document = certified(project, ref)
     tools = {tool["name"]: tool for tool in document["tools"]}
     assert {tool["protocol"] for tool in tools.values()} == {"lines"}
     assert tools["shout"]["verdict"] == "certified", result.stdout.str()
@@ -247,16 +240,11 @@ def test_a_server_of_an_out_of_process_plugin_protocol_is_certified_end_to_end(
     result.stdout.fnmatch_lines(["*split_words (lines): NOT certified (failed*lines-success*"])
 
     # The reproduction it prints loads the server again and makes the one call that fails.
-    lines = result.stdout.lines
-    start = lines.index("Reproduce with:")
-    assert lines[start + 2] == "or in Python:"
-    code = []
-    for line in lines[start + 3 :]:
-        if not line.startswith("    "):
-            break
-        code.append(line[4:])
+    command, code = reproduction(result)
+    assert "--axm-check=lines-success-carries-result" in command
+    assert code, "the report prints a Python reproduction"
     completed = subprocess.run(
-        [sys.executable, "-c", "\n".join(code)],
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         cwd=project.path,

@@ -8,10 +8,11 @@ end, through pytest and the workers, with no change to the kit.
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
+
+from tests.kit.runs import certified
 
 pytestmark = pytest.mark.slow
 
@@ -87,23 +88,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def certify(project: pytest.Pytester, ref: str, *options: str) -> tuple[pytest.RunResult, dict]:
-    result = project.runpytest_subprocess(
-        "--axm-conformance",
-        f"--axm-tool={ref}",
-        "--axm-examples=20",
-        "--axm-seed=7",
-        "--axm-report=certificate.json",
-        "-p",
-        "no:cacheprovider",
-        *options,
-    )
-    document = json.loads((project.path / "certificate.json").read_text())
-    return result, document
-
-
 def test_a_correct_tool_of_a_plugin_protocol_is_certified(project: pytest.Pytester) -> None:
-    result, document = certify(project, "demo_tools:WordCount")
+    result, document = certified(project, "demo_tools:WordCount")
     (tool,) = document["tools"]
     assert tool["protocol"] == "run"
     assert tool["verdict"] == "certified", result.stdout.str()
@@ -123,7 +109,7 @@ def test_a_correct_tool_of_a_plugin_protocol_is_certified(project: pytest.Pytest
 def test_a_defective_tool_of_a_plugin_protocol_fails_with_its_reproduction(
     project: pytest.Pytester,
 ) -> None:
-    result, document = certify(project, "demo_tools:FirstWord", "--axm-protocol=run")
+    result, document = certified(project, "demo_tools:FirstWord", "--axm-protocol=run")
     (tool,) = document["tools"]
     assert tool["verdict"] == "failed"
     crashed = next(check for check in tool["checks"] if check["id"] == "no-unexpected-exception")
