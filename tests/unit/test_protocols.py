@@ -850,11 +850,15 @@ def test_the_member_an_input_reaches_is_read_tool_by_tool() -> None:
 
 
 def test_a_reproduction_snippet_is_lines_whose_last_is_the_call() -> None:
-    assert PerToolProtocol.snippet("{'a': 1}") == ("tool.go({'a': 1})",)
-    assert protocol_named("amplifier").snippet("{}") == (
+    assert PerToolProtocol.profile().snippet("{'a': 1}") == ("tool.go({'a': 1})",)
+    assert protocol_named("amplifier").profile().snippet("{}") == (
         "import asyncio",
         "asyncio.run(tool.execute({}))",
     )
+    # The lines a call needs come between the imports the call implies and the call itself.
+    *setup, call = protocol_named("openai_agents").profile().snippet("{}")
+    assert setup == ["import asyncio", "import json", "from agents.tool_context import ToolContext"]
+    assert call.startswith("asyncio.run(tool.on_invoke_tool(ToolContext(")
 
 
 @pytest.mark.parametrize(

@@ -356,11 +356,6 @@ class ToolProtocol:
         """The protocol as the kit's process knows it, carried by each tool it describes."""
         return Profile(dict(cls.hints), cls.call_snippet, cls.snippet_setup, dict(cls.probes))
 
-    @classmethod
-    def snippet(cls, input: str) -> tuple[str, ...]:
-        """The Python that makes one call of a tool of this protocol (see Profile.snippet)."""
-        return cls.profile().snippet(input)
-
     def input_schema(self) -> tuple[Any, str, str]:
         """The input schema, where it comes from ("declared", "derived"), and why there is
         none ("" when there is one)."""
