@@ -162,7 +162,7 @@ OPTIONS: tuple[Option, ...] = (
         "--axm-tool-budget",
         "axm_tool_budget",
         "Seconds one tool may take over all its checks; checks still running when it runs out "
-        "fail as not run. Default: 600.",
+        "are not run, and the tool is inconclusive. Default: 600.",
         metavar="SECONDS",
         setting="tool_budget",
         parse=float,

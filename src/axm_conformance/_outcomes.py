@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
@@ -36,9 +36,9 @@ class Status(enum.StrEnum):
 
     ``skipped``: the check does not apply to the tool (no guards to probe, no output schema).
     ``not-run``: it applies but could not run (what it needs failed first, the tool was refused
-    as root, the calls stopped after crashes): never a pass. ``inconclusive``: it ran, but no
-    call reached what it judges. ``error``: the run could not finish it because of the tool (the
-    tool's time budget ran out, the tool could not be called at all): a failure.
+    as root, the calls stopped after crashes, the tool's time budget ran out): never a pass.
+    ``inconclusive``: it ran, but no call reached what it judges. ``error``: the run could not
+    finish it because of the tool (the tool could not be called at all): a failure.
     """
 
     PASSED = "passed"
@@ -104,11 +104,20 @@ def writable(text: str) -> str:
 @dataclass(frozen=True)
 class Finding:
     """One sentence a check states about a tool, with its severity; the runner adds the
-    evidence."""
+    evidence.
+
+    What a program reads is typed beside the sentence: ``kind`` names what was found among the
+    findings its check can make (a client rule's id, how a call crashed, what was raised), stable
+    as a check id is, so that a baseline can know one finding and not another; ``at`` is a
+    JSON Pointer to where it is in what the check judged (the input schema, an input, a result;
+    ``""``: the whole, or nowhere in particular); ``data`` holds its facts as JSON values."""
 
     text: str
     severity: Severity = Severity.FAILURE
     evidence: Evidence | None = None
+    kind: str = field(default="", kw_only=True)
+    at: str = field(default="", kw_only=True)
+    data: Mapping[str, Any] = field(default_factory=dict, kw_only=True, hash=False)
 
     def __post_init__(self) -> None:
         # A sentence quoting what a tool was given or gave may carry a lone surrogate.
@@ -133,24 +142,30 @@ def listed(items: list[str]) -> str:
     return f"{shown} and {len(items) - _SHOWN} more" if len(items) > _SHOWN else shown
 
 
-def failure(text: str) -> Finding:
+def failure(
+    text: str, *, kind: str = "", at: str = "", data: Mapping[str, Any] | None = None
+) -> Finding:
     """A violation that fails the tool."""
-    return Finding(text, Severity.FAILURE)
+    return Finding(text, Severity.FAILURE, kind=kind, at=at, data=data or {})
 
 
-def warning(text: str) -> Finding:
+def warning(
+    text: str, *, kind: str = "", at: str = "", data: Mapping[str, Any] | None = None
+) -> Finding:
     """A violation that is only a warning unless the run is strict (``--axm-strict``)."""
-    return Finding(text, Severity.WARNING)
+    return Finding(text, Severity.WARNING, kind=kind, at=at, data=data or {})
 
 
-def note(text: str) -> Finding:
+def note(
+    text: str, *, kind: str = "", at: str = "", data: Mapping[str, Any] | None = None
+) -> Finding:
     """Not a violation: a fact worth reporting about a check that passed (a peak seen)."""
-    return Finding(text, Severity.NOTE)
+    return Finding(text, Severity.NOTE, kind=kind, at=at, data=data or {})
 
 
-def not_run(text: str) -> Finding:
+def not_run(text: str, *, kind: str = "") -> Finding:
     """The check could not judge this call (a probe could not be set up): not a pass."""
-    return Finding(text, Severity.NOT_RUN)
+    return Finding(text, Severity.NOT_RUN, kind=kind)
 
 
 @dataclass(frozen=True)

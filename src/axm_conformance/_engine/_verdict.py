@@ -86,7 +86,9 @@ def outcome_of(run: Run, session: Session, duration: float) -> Outcome:
     tally = session.tally
     if outcome.status is Status.PASSED and run.check.feed is VALID and not tally["served"]:
         outcome = dataclasses.replace(
-            outcome, status=Status.INCONCLUSIVE, findings=(not_run(_unserved(session)),)
+            outcome,
+            status=Status.INCONCLUSIVE,
+            findings=(not_run(_unserved(session), kind="unserved"),),
         )
     return dataclasses.replace(
         outcome,
@@ -111,15 +113,17 @@ def status_of(violations: tuple[Finding, ...], settings: Settings) -> Status:
 def _verdict(run: Run, session: Session, duration: float) -> Outcome:
     check = run.check
     if run.failure is None and check.feed not in session.finished:
+        # Not the tool's failure: a call that hung has failed call-completes already.
         budget = (
             f"not run: the tool's time budget of {session.settings.tool_budget:g} s "
-            "(--axm-tool-budget) ran out before this check could finish"
+            "(--axm-tool-budget) ran out before this check could finish: slow is no defect "
+            "(a call that hangs fails call-completes); give the tool a larger budget to judge it"
         )
         return Outcome(
             check.id,
             check.title,
-            Status.ERROR,
-            (not_run(budget),),
+            Status.NOT_RUN,
+            (not_run(budget, kind="budget"),),
             examples=run.examples,
             duration=duration,
         )
@@ -180,7 +184,7 @@ def _unjudged(run: Run, session: Session, duration: float) -> Outcome:
         and other.check.feed is check.feed
         and (any_severe(other.failure[1]) or session.settings.strict)
     ]
-    reason = ""
+    reason, kind = "", ""
     if check.feed is INVALID and session.crashes.get(check.feed, 0) < MAX_CRASHES:
         # Nothing to judge is not a defect, nor a doubt: no input breaks the schema, or every
         # one that does is refused by the caller before the tool sees it.
@@ -194,9 +198,10 @@ def _unjudged(run: Run, session: Session, duration: float) -> Outcome:
         nothing = "nothing to judge: the tool served no valid input to send again"
         return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
     if session.crashes.get(check.feed, 0) >= MAX_CRASHES:
-        reason = (
+        reason, kind = (
             f"not run: the tool was not called again after {MAX_CRASHES} calls hung "
-            f"or crashed; see {', '.join(culprits)}"
+            f"or crashed; see {', '.join(culprits)}",
+            "stopped",
         )
     wanted = _STATUS_PHRASES.get(check.considers, "could be judged")
     why = f"no call {wanted} ({sum(made.values())} calls: {seen or 'none made'})"
@@ -204,15 +209,16 @@ def _unjudged(run: Run, session: Session, duration: float) -> Outcome:
     # because of it. Otherwise the calls never reached what this check judges: inconclusive,
     # neither a pass nor a failure, and the tool is not certified.
     if not reason and culprits:
-        reason = f"not run: {why}; see {', '.join(culprits)}"
+        reason, kind = f"not run: {why}; see {', '.join(culprits)}", "blocked"
     if reason:
-        return Outcome(check.id, check.title, Status.NOT_RUN, (not_run(reason),), examples=0)
+        found = not_run(reason, kind=kind)
+        return Outcome(check.id, check.title, Status.NOT_RUN, (found,), examples=0)
     inconclusive = f"inconclusive: {why}{_errors(session, check.feed)}. {_REACH_HINT}"
     return Outcome(
         check.id,
         check.title,
         Status.INCONCLUSIVE,
-        (not_run(inconclusive),),
+        (not_run(inconclusive, kind="unreached"),),
         examples=0,
         duration=duration,
     )
