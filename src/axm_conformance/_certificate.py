@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from axm_conformance._checks import checks_for
 from axm_conformance._failure import format_failure
-from axm_conformance._jsonable import canonical_json
-from axm_conformance._outcomes import Status, verdict, writable
+from axm_conformance._jsonable import canonical_json, jsonable
+from axm_conformance._outcomes import Finding, Status, verdict, writable
 from axm_conformance._version import __version__
 from axm_conformance.errors import AxmConformanceError
 
@@ -44,9 +44,9 @@ __all__ = [
 ]
 
 SCHEMA_PATH = Path(__file__).parent / "data" / "certificate.schema.json"
-FORMAT = "axm-conformance certificate 2"
+FORMAT = "axm-conformance certificate 3"
 # The version of one (tool, check) record; a record of another version is not assembled.
-RECORD_VERSION = 4
+RECORD_VERSION = 5
 
 
 class RecordError(AxmConformanceError, ValueError):
@@ -67,6 +67,17 @@ def unloadable_record(ref: str, error: str) -> dict[str, Any]:
     return {"version": RECORD_VERSION, "unloadable": {"ref": ref, "error": error}}
 
 
+def finding_record(finding: Finding) -> dict[str, Any]:
+    """One finding as plain JSON: its sentence, severity, kind, place and facts."""
+    return {
+        "text": finding.text,
+        "severity": finding.severity.value,
+        "kind": finding.kind,
+        "at": finding.at,
+        "data": jsonable(dict(finding.data))[0],
+    }
+
+
 def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[str, Any]:
     """The record of one check of one tool, as plain JSON."""
     subject = tool.subject
@@ -75,11 +86,9 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
     if outcome.status.failing or outcome.status is Status.WARNING:
         failure = {
             "summary": messages[0] if messages else "",
-            # Each finding with its severity, as typed data: what fails and what only warns.
-            "findings": [
-                {"text": finding.text, "severity": finding.severity.value}
-                for finding in outcome.findings
-            ],
+            # Each finding as typed data: what fails and what only warns, what kind it is,
+            # where, and its facts.
+            "findings": [finding_record(finding) for finding in outcome.findings],
             "input": outcome.input if outcome.has_input else None,
             "input_label": outcome.input_label,
             "before": [
@@ -301,15 +310,28 @@ class BaselineError(AxmConformanceError, ValueError):
 
 @dataclass(frozen=True)
 class KnownFailure:
-    """A failure a baseline knows, and why; with ``finding``, only a failure one of whose
-    findings contains that text is this one: the check failing otherwise is a new failure."""
+    """A failure a baseline knows, and why. With ``kind``, only a failure with a finding of
+    that kind is this one; with ``finding``, only one with a finding whose sentence contains that
+    text (for a check that tells its findings apart by no kind). A failure of the check otherwise
+    is a new failure."""
 
     reason: str
     finding: str = ""
+    kind: str = ""
 
-    def is_among(self, findings: Iterable[str]) -> bool:
+    @property
+    def wanted(self) -> str:
+        """The finding it knows, as a sentence says it."""
+        parts = [f"of kind {self.kind!r}" if self.kind else ""]
+        parts.append(f"containing {self.finding!r}" if self.finding else "")
+        return "a finding " + " and ".join(part for part in parts if part)
+
+    def is_among(self, findings: Iterable[Finding]) -> bool:
         """Whether a failure with these findings is the one known."""
-        return not self.finding or any(self.finding in text for text in findings)
+        found = list(findings)
+        return (not self.kind or any(self.kind == each.kind for each in found)) and (
+            not self.finding or any(self.finding in each.text for each in found)
+        )
 
 
 def read_baseline(path: Path) -> dict[tuple[str, str], KnownFailure]:
@@ -326,24 +348,37 @@ def read_baseline(path: Path) -> dict[tuple[str, str], KnownFailure]:
         if not (
             isinstance(entry, dict)
             and all(isinstance(entry.get(key), str) for key in ("tool", "check", "reason"))
-            and isinstance(entry.get("finding", ""), str)
+            and all(isinstance(entry.get(key, ""), str) for key in ("finding", "kind"))
         ):
-            raise BaselineError(f"{path}: {entry!r} is not {{tool, check, reason[, finding]}}")
+            raise BaselineError(
+                f"{path}: {entry!r} is not {{tool, check, reason[, kind][, finding]}}"
+            )
         known[entry["tool"], entry["check"]] = KnownFailure(
-            entry["reason"], entry.get("finding", "")
+            entry["reason"], entry.get("finding", ""), entry.get("kind", "")
         )
     return known
 
 
 def baseline_of(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """A baseline listing every failed check of these records, its summary as the reason."""
+    """A baseline listing every failed check of these records, its summary as the reason and,
+    where its first failing finding has a kind, that kind: the failure known, not the check."""
     failures = sorted(
-        (record["tool"]["key"], record["check"]["id"], record["check"]["failure"]["summary"])
-        for record in records
-        if Status(record["check"]["outcome"]).failing
+        (
+            (record["tool"]["key"], record["check"]["id"], record["check"]["failure"])
+            for record in records
+            if Status(record["check"]["outcome"]).failing
+        ),
+        key=lambda failure: failure[:2],
     )
-    return {
-        "known_failures": [
-            {"tool": tool, "check": check, "reason": reason} for tool, check, reason in failures
-        ]
-    }
+    return {"known_failures": [_known(tool, check, failure) for tool, check, failure in failures]}
+
+
+def _known(tool: str, check: str, failure: dict[str, Any]) -> dict[str, str]:
+    """One baseline entry, with the kind of its first failing finding where it has one."""
+    kinds = [
+        found["kind"]
+        for found in failure["findings"]
+        if found["severity"] in ("failure", "warning") and found["kind"]
+    ]
+    entry = {"tool": tool, "check": check, "reason": failure["summary"]}
+    return entry | ({"kind": kinds[0]} if kinds else {})

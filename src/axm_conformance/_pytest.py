@@ -520,12 +520,12 @@ class ConformanceItem(KitItem):
         # The record formatted the failure or warning once, for the certificate too.
         failure = self.axm_record["check"]["failure"]
         if known is not None:
-            if outcome.status.failing and known.is_among(outcome.messages):
+            if outcome.status.failing and known.is_among(outcome.findings):
                 pytest.xfail(f"known failure (baseline): {known.reason}")
             if outcome.status.failing:
                 raise CheckFailed(
-                    f"{failure['report']}\nNot the failure the baseline knows of this check (a "
-                    f"finding containing {known.finding!r}): a new one"
+                    f"{failure['report']}\nNot the failure the baseline knows of this check "
+                    f"({known.wanted}): a new one"
                 )
             raise CheckFailed(
                 f"{self.check.id}: stale baseline entry: the baseline lists this check of "

@@ -279,9 +279,9 @@ def wrapped(cause: ExceptionInfo | None) -> ExceptionInfo:
     return exception("HandlerError", bases=("ToolError", "Exception"), cause=cause)
 
 
-def crashed(detail: str) -> Observation:
+def crashed(detail: str, kind: str = "timeout") -> Observation:
     """A call that hung or took the worker down."""
-    return Observation(status="crashed", crash_detail=detail)
+    return Observation(status="crashed", crash_detail=detail, crash_kind=kind)
 
 
 CASES = [
@@ -934,8 +934,14 @@ CASES = [
     case(
         "call-completes",
         "hung",
-        failure("the call did not return within 1 s"),
+        failure("the call did not return within 1 s", kind="timeout"),
         call=call(crashed("the call did not return within 1 s")),
+    ),
+    case(
+        "call-completes",
+        "killed",
+        failure("killed by SIGKILL", kind="signalled"),
+        call=call(crashed("the process running the tool was killed by SIGKILL", "signalled")),
     ),
     case("no-unexpected-exception", "returned", call=call(ok())),
     case(
@@ -976,14 +982,21 @@ CASES = [
     case(
         "no-unexpected-exception",
         "a BaseException",
-        failure("raised SystemExit: it went wrong, a BaseException that would take down the agent"),
+        failure(
+            "raised SystemExit: it went wrong, a BaseException that would take down the agent",
+            kind="base-exception",
+            data={"exception": "SystemExit"},
+        ),
         subject=TOOL_USE,
         call=call(raised(exception("SystemExit", "raise", bases=()))),
     ),
     case(
         "no-unexpected-exception",
         "a deliberate raise where a failed result is wanted",
-        failure("nothing in the AXM runtime turns it into an error the model reads, so the agent"),
+        failure(
+            "nothing in the AXM runtime turns it into an error the model reads, so the agent",
+            kind="escapes",
+        ),
         call=call(raised(exception("ValueError", "raise"))),
     ),
     case(
@@ -999,14 +1012,22 @@ CASES = [
     case(
         "no-unexpected-exception",
         "axio: an exception it does not allow",
-        failure("raised ValueError: it went wrong; only GuardError and HandlerError may escape"),
+        failure(
+            "raised ValueError: it went wrong; only GuardError and HandlerError may escape",
+            kind="not-allowed",
+            data={"exception": "ValueError"},
+        ),
         subject=AXIO,
         call=call(raised(exception("ValueError", "raise"))),
     ),
     case(
         "no-unexpected-exception",
         "axio: HandlerError caused by a crash",
-        failure("raised HandlerError caused by ZeroDivisionError: it went wrong, a crash in"),
+        failure(
+            "raised HandlerError caused by ZeroDivisionError: it went wrong, a crash in",
+            kind="crash",
+            data={"exception": "ZeroDivisionError"},
+        ),
         subject=AXIO,
         call=call(raised(wrapped(exception("ZeroDivisionError")))),
     ),
@@ -1586,7 +1607,11 @@ CASES = [
     case(
         "invalid-input-handled",
         "an internal error over JSON-RPC",
-        failure("answered an invalid input with the JSON-RPC error"),
+        failure(
+            "answered an invalid input with the JSON-RPC error",
+            kind="wrong-error",
+            data={"code": -32603},
+        ),
         subject=MCP,
         call=invalid(rpc_error(-32603)),
     ),
@@ -1600,7 +1625,7 @@ CASES = [
     case(
         "invalid-input-handled",
         "a stray line on stdout while refusing",
-        failure("wrote a line to stdout that is not a JSON-RPC message: 'debug'"),
+        failure("wrote a line to stdout that is not a JSON-RPC message: 'debug'", kind="wire"),
         subject=MCP,
         call=invalid(
             returned(
@@ -1626,7 +1651,7 @@ CASES = [
     case(
         "invalid-input-handled",
         "success",
-        warning("accepted an invalid input and reported success"),
+        warning("accepted an invalid input and reported success", kind="accepted"),
         call=invalid(ok()),
     ),
     case(
@@ -1641,8 +1666,8 @@ CASES = [
     case(
         "invalid-input-handled",
         "a crash",
-        failure("the worker was killed by SIGSEGV"),
-        call=invalid(crashed("the worker was killed by SIGSEGV")),
+        failure("the worker was killed by SIGSEGV", kind="signalled"),
+        call=invalid(crashed("the worker was killed by SIGSEGV", "signalled")),
     ),
     case(
         "invalid-input-handled",
@@ -1725,7 +1750,7 @@ CASES = [
         "invalid-input-handled",
         "tool_use: the handler ran, the registry reported success",
         failure("the handler ran although the input breaks the schema"),
-        failure("the registry answered 'success', not a failure with errors"),
+        failure("the registry answered 'success', not a failure with errors", kind="not-a-refusal"),
         subject=TOOL_USE,
         call=invalid(returned(value({"status": "success", "errors": []}), handler_called=True)),
     ),
@@ -1911,6 +1936,10 @@ def test_a_check_finds_what_its_case_expects(item: Case) -> None:
     assert [finding.severity for finding in found] == [f.severity for f in item.finds], found
     for finding, expected in zip(found, item.finds, strict=True):
         assert expected.text in finding.text
+        # A case that names a kind, a place or facts holds the finding to them.
+        assert not expected.kind or finding.kind == expected.kind, finding
+        assert not expected.at or finding.at == expected.at, finding
+        assert dict(finding.data).items() >= dict(expected.data).items(), finding
 
 
 def test_every_check_has_unit_cases() -> None:

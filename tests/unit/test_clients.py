@@ -10,6 +10,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from axm_conformance._checks import CHECKS, CheckContext
 from axm_conformance._clients import (
@@ -21,6 +23,7 @@ from axm_conformance._clients import (
     portability,
     portability_table,
 )
+from axm_conformance._clients._walk import place, pointer
 from axm_conformance._outcomes import Severity
 from axm_conformance._settings import Settings, SettingsError
 from client_rules import CASES, OBJECT
@@ -64,6 +67,29 @@ def test_a_breach_names_the_rule_the_place_and_the_fix() -> None:
     assert str(breach) == (
         "$.properties.when.default: uses default (rule openai-strict-keywords: "
         f"{breach.rule.requires}); drop the keyword, or say it in the description"
+    )
+
+
+@given(
+    st.lists(
+        st.one_of(st.integers(min_value=0, max_value=99), st.text(max_size=8)),
+        max_size=6,
+    )
+)
+def test_a_place_is_the_json_pointer_of_the_same_steps(steps: list[int | str]) -> None:
+    escaped = [str(step).replace("~", "~0").replace("/", "~1") for step in steps]
+    assert pointer(place("$", *steps)) == "".join(f"/{token}" for token in escaped)
+
+
+def test_a_client_finding_is_typed_by_its_rule_place_and_profile() -> None:
+    """A baseline can know one breach: the rule is the finding's kind, its place a pointer."""
+    schema = {**OBJECT, "properties": {"a/b": {"type": "string", "not": {"const": "x"}}}}
+    tool = subject(name="f", input_schema=schema)
+    findings = CHECKS["portable-to-openai"].findings(tool, None, CheckContext(settings=Settings()))
+    (strict,) = [found for found in findings if found.kind == "openai-strict-keywords"]
+    assert (strict.at, dict(strict.data)) == (
+        "/properties/a~1b/not",
+        {"profile": "openai-strict"},
     )
 
 

@@ -11,7 +11,16 @@ from typing import Any
 
 import pytest
 
-from axm_conformance._certificate import RecordError, certificate, item_record, write_json
+from axm_conformance._certificate import (
+    BaselineError,
+    KnownFailure,
+    RecordError,
+    baseline_of,
+    certificate,
+    item_record,
+    read_baseline,
+    write_json,
+)
 from axm_conformance._failure import elided, format_failure, stderr_tail
 from axm_conformance._jsonable import jsonable
 from axm_conformance._options import OPTIONS
@@ -90,7 +99,15 @@ def test_the_certificate_keeps_the_whole_value() -> None:
     tool, outcome = failed_on_a_long_input()
     failure = item_record(tool, outcome, Settings())["check"]["failure"]
     assert failure["input"] == {"text": LONG}
-    assert failure["findings"] == [{"text": f"raised ValueError: {LONG}", "severity": "failure"}]
+    assert failure["findings"] == [
+        {
+            "text": f"raised ValueError: {LONG}",
+            "severity": "failure",
+            "kind": "",
+            "at": "",
+            "data": {},
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -396,6 +413,44 @@ def test_a_result_holding_a_lone_surrogate_is_not_strict_json() -> None:
         "$.text: holds the lone UTF-16 surrogate '\\ud83d', which is no Unicode text: UTF-8 "
         "encoders and pydantic's str refuse it"
     ]
+
+
+def test_a_finding_keeps_its_kind_place_and_facts_and_a_baseline_knows_it_by_kind() -> None:
+    """What a finding is, where and with what facts is data in the certificate; a baseline
+    written from it knows the failure by its kind, and another kind of the check is new."""
+    tool, outcome = failed_on_a_long_input()
+    typed = failure("raised ValueError", kind="crash", at="/text", data={"exception": "E"})
+    kinded = dataclasses.replace(outcome, findings=(typed, warning("and this", kind="absorbed")))
+    record = item_record(tool, kinded, Settings())
+    assert record["check"]["failure"]["findings"][0] == {
+        "text": "raised ValueError",
+        "severity": "failure",
+        "kind": "crash",
+        "at": "/text",
+        "data": {"exception": "E"},
+    }
+    (entry,) = baseline_of([record])["known_failures"]
+    assert entry == {
+        "tool": "word_count",
+        "check": "no-unexpected-exception",
+        "reason": "raised ValueError",
+        "kind": "crash",
+    }
+    known = KnownFailure(entry["reason"], kind=entry["kind"])
+    assert known.is_among(kinded.findings)
+    assert not known.is_among((failure("raised ValueError", kind="not-allowed"),))
+    assert not KnownFailure("", finding="other").is_among(kinded.findings)
+    assert known.wanted == "a finding of kind 'crash'"
+
+
+def test_a_baseline_entry_of_the_wrong_shape_is_named(tmp_path: Path) -> None:
+    baseline = tmp_path / "known.json"
+    entry = {"tool": "t", "check": "c", "reason": "r", "kind": 3}
+    baseline.write_text(json.dumps({"known_failures": [entry]}))
+    with pytest.raises(BaselineError, match=r"is not \{tool, check, reason\[, kind\]"):
+        read_baseline(baseline)
+    baseline.write_text(json.dumps({"known_failures": [{**entry, "kind": "timeout"}]}))
+    assert read_baseline(baseline)[("t", "c")] == KnownFailure("r", kind="timeout")
 
 
 def test_the_certificate_keeps_each_findings_severity() -> None:

@@ -13,11 +13,12 @@ They read the schema only, and call nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from axm_conformance._checks._registry import CheckContext, Found, check
-from axm_conformance._clients import CLIENTS, PROFILES, Profile, breaches
+from axm_conformance._clients import CLIENTS, PROFILES, Breach, Profile, breaches
 from axm_conformance._observation import SubjectInfo
-from axm_conformance._outcomes import Finding, note, warning
+from axm_conformance._outcomes import Finding, failure, note, warning
 
 __all__: list[str] = []
 
@@ -33,17 +34,25 @@ def _described(subject: SubjectInfo) -> str | None:
     return None
 
 
-def _finding(profile: Profile, text: str, named: tuple[str, ...], adapter: str) -> str | Finding:
+def _finding(
+    profile: Profile, text: str, named: tuple[str, ...], adapter: str, breach: Breach | None
+) -> Finding:
     """A breach of ``profile`` as the run weighs it: a failure where the run names the profile,
     else a note for what the runtime rewrites (``adapter``) or an optional mode cannot take,
-    a warning for what a client refuses."""
+    a warning for what a client refuses. Its kind is the rule broken (none for the count of
+    breaches not shown)."""
+    typed: dict[str, Any] = {
+        "kind": breach.rule.id if breach else "",
+        "at": breach.at if breach else "",
+        "data": {"profile": profile.id},
+    }
     if adapter:
-        return note(f"{profile.title} would not take it as declared: {text}; {adapter}")
+        return note(f"{profile.title} would not take it as declared: {text}; {adapter}", **typed)
     if profile.id in named:
-        return f"{profile.title}: {text}"
+        return failure(f"{profile.title}: {text}", **typed)
     if profile.optional:
-        return note(f"{profile.title} cannot take it: {text}; {profile.loses}")
-    return warning(f"{profile.title} refuses it: {text}")
+        return note(f"{profile.title} cannot take it: {text}; {profile.loses}", **typed)
+    return warning(f"{profile.title} refuses it: {text}", **typed)
 
 
 def _judge(client: str) -> Callable[[SubjectInfo, CheckContext], Found]:
@@ -56,10 +65,10 @@ def _judge(client: str) -> Callable[[SubjectInfo, CheckContext], Found]:
             found = breaches(profile, subject.name, subject.input_schema)
             for breach in found[:_SHOWN]:
                 absorbed = adapters.get(breach.rule.id) or adapters.get(profile.id, "")
-                yield _finding(profile, str(breach), named, absorbed)
+                yield _finding(profile, str(breach), named, absorbed, breach)
             if len(found) > _SHOWN:
                 more = f"... and {len(found) - _SHOWN} more places"
-                yield _finding(profile, more, named, adapters.get(profile.id, ""))
+                yield _finding(profile, more, named, adapters.get(profile.id, ""), None)
 
     judge.__doc__ = f"The tool's name and input schema are taken by {CLIENTS[client]}."
     judge.__name__ = f"portable_to_{client}"

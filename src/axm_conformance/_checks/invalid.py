@@ -10,6 +10,7 @@ follow rules of its own (MCP's JSON-RPC errors) judges them with its ``Policy.ju
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from axm_conformance._checks._registry import CheckContext, Found, check
@@ -17,7 +18,7 @@ from axm_conformance._checks.results import is_programming_error, not_a_tool_res
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import INVALID
 from axm_conformance._observation import Call, Observation, SubjectInfo
-from axm_conformance._outcomes import Finding, warning
+from axm_conformance._outcomes import Finding, Severity, failure, warning
 
 __all__: list[str] = []
 
@@ -37,58 +38,70 @@ def invalid_input_handled(subject: SubjectInfo, call: Call, context: CheckContex
         # The runtime never lets such an input reach the tool: whatever the tool does with it
         # is a warning.
         for finding in findings:
-            yield warning(f"{finding}; {absorber}")
+            yield dataclasses.replace(
+                finding, text=f"{finding.text}; {absorber}", severity=Severity.WARNING
+            )
     else:
         yield from findings
 
 
-def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | Finding]:
+def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[Finding]:
     if observation.status == "crashed":
-        yield observation.crash_detail
+        yield failure(observation.crash_detail, kind=observation.crash_kind)
         return
     exception = observation.exception
     if exception is not None and not exception.is_exception:
-        yield f"raised {exception.summary()}, a BaseException, on an invalid input"
+        yield failure(
+            f"raised {exception.summary()}, a BaseException, on an invalid input",
+            kind="base-exception",
+        )
         return
     if exception is not None and exception.refusal:
         cause = exception.cause
         if cause is not None and cause.origin == "other":
-            yield f"crashed on an invalid input, and refused it with: {cause.summary()}"
+            yield failure(
+                f"crashed on an invalid input, and refused it with: {cause.summary()}",
+                kind="crash",
+            )
         return  # refused, as the protocol's runtime tells the model
     policy = subject.policy
     if policy.judge_invalid is not None:
-        yield from policy.judge_invalid(subject, observation)
+        for found in policy.judge_invalid(subject, observation):
+            yield found if isinstance(found, Finding) else failure(found)
         return
     if policy.invalid == "result":
         if exception is not None:
             if exception.origin == "other" or not policy.exception_absorber:
-                yield (
+                yield failure(
                     f"raised {exception.summary()} on an invalid input; the "
-                    f"{subject.protocol_title} protocol wants a failed result"
+                    f"{subject.protocol_title} protocol wants a failed result",
+                    kind="raised",
                 )
             else:
                 # Not a crash: a refusal the runtime turns into an error the model sees.
                 yield warning(
                     f"raised {exception.summary()} on an invalid input "
-                    f"({provenance(exception)}); {policy.exception_absorber}"
+                    f"({provenance(exception)}); {policy.exception_absorber}",
+                    kind="absorbed",
                 )
             return
         result = observation.result
         assert result is not None
         wrong = next(not_a_tool_result(subject, result), "")
         if wrong:
-            yield f"answered an invalid input: {wrong}"
+            yield failure(f"answered an invalid input: {wrong}", kind="not-a-result")
         elif subject.result.succeeded(result):
-            yield warning("accepted an invalid input and reported success")
+            yield warning("accepted an invalid input and reported success", kind="accepted")
     elif policy.invalid == "raise":
         if exception is None:
             # A result that reports a failure refuses the input as well as raising would.
             if not subject.result.refused(observation):
-                yield warning("accepted an invalid input and returned normally")
+                yield warning("accepted an invalid input and returned normally", kind="accepted")
         elif not any(exception.is_a(name) for name in policy.allowed_exceptions):
-            yield (
+            yield failure(
                 f"raised {exception.summary()} on an invalid input; only "
-                f"{' and '.join(policy.allowed_exceptions)} may escape"
+                f"{' and '.join(policy.allowed_exceptions)} may escape",
+                kind="not-allowed",
             )
         elif (
             exception.cause is not None
@@ -97,18 +110,25 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[str | 
             # published axio does; only a handler that ran with them has crashed.
             and observation.handler_called is not False
         ):
-            yield (
+            yield failure(
                 f"the handler crashed on an invalid input: {exception.cause.summary()}; "
-                "the arguments should have been refused before it ran"
+                "the arguments should have been refused before it ran",
+                kind="crash",
             )
     else:
         if observation.handler_called:
-            yield "the handler ran although the input breaks the schema"
+            yield failure("the handler ran although the input breaks the schema", kind="ran")
         if exception is not None:
-            yield f"the registry raised {exception.summary()} instead of reporting a failure"
+            yield failure(
+                f"the registry raised {exception.summary()} instead of reporting a failure",
+                kind="raised",
+            )
             return
         result = observation.result
         assert result is not None
         verdict = result.fields.get("value") or {}
         if verdict.get("status") != "failure" or not verdict.get("errors"):
-            yield f"the registry answered {verdict.get('status')!r}, not a failure with errors"
+            yield failure(
+                f"the registry answered {verdict.get('status')!r}, not a failure with errors",
+                kind="not-a-refusal",
+            )

@@ -26,7 +26,7 @@ from axm_conformance._observation import (
     SubjectInfo,
     Varied,
 )
-from axm_conformance._outcomes import Finding, warning
+from axm_conformance._outcomes import Finding, failure, warning
 
 __all__ = ["crash", "is_programming_error", "not_a_tool_result", "provenance"]
 
@@ -58,11 +58,15 @@ def provenance(exception: ExceptionInfo) -> str:
     )
 
 
-def crash(summary: str, exception: ExceptionInfo) -> str:
+def crash(summary: str, exception: ExceptionInfo) -> Finding:
     """The finding for an exception that shows the tool cannot serve a valid input: whatever
     the runtime then makes of it, the request the schema promised to serve was not served."""
     cannot = "the tool cannot serve an input its schema allows"
-    return f"raised {summary}, {provenance(exception)}: {cannot}"
+    return failure(
+        f"raised {summary}, {provenance(exception)}: {cannot}",
+        kind="crash",
+        data={"exception": exception.type_name},
+    )
 
 
 @check(
@@ -70,8 +74,10 @@ def crash(summary: str, exception: ExceptionInfo) -> str:
 )
 def call_completes(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """Every call returns within the timeout and leaves the process running."""
-    if call.observation.status == "crashed":
-        yield call.observation.crash_detail
+    observation = call.observation
+    if observation.status == "crashed":
+        # The kinds: timeout, exited, signalled, memory, channel (the answer was unreadable).
+        yield failure(observation.crash_detail, kind=observation.crash_kind)
 
 
 # What a refused input's served variation shows, when the confirmations were refused too, by
@@ -185,16 +191,23 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: CheckCont
         if cause is not None and cause.origin == "other":
             yield crash(f"{exception.type_name} caused by {cause.summary()}", cause)
         return
+    raised = {"exception": exception.type_name}
     if not exception.is_exception:
-        yield (
+        yield failure(
             f"raised {exception.summary()}, a BaseException that would take down the agent "
-            "running the tool"
+            "running the tool",
+            kind="base-exception",
+            data=raised,
         )
     elif subject.policy.exception == "wrapped":
         allowed = subject.policy.allowed_exceptions
         cause = exception.cause
         if not any(exception.is_a(name) for name in allowed):
-            yield f"raised {exception.summary()}; only {' and '.join(allowed)} may escape"
+            yield failure(
+                f"raised {exception.summary()}; only {' and '.join(allowed)} may escape",
+                kind="not-allowed",
+                data=raised,
+            )
         elif cause is not None and cause.origin == "other":
             yield crash(f"{exception.type_name} caused by {cause.summary()}", cause)
     elif exception.origin == "other":
@@ -203,13 +216,17 @@ def no_unexpected_exception(subject: SubjectInfo, call: Call, context: CheckCont
         if subject.policy.exception_absorber:
             yield warning(
                 f"raised {exception.summary()} ({provenance(exception)}); "
-                f"{subject.policy.exception_absorber}"
+                f"{subject.policy.exception_absorber}",
+                kind="absorbed",
+                data=raised,
             )
         else:
-            yield (
+            yield failure(
                 f"raised {exception.summary()}; nothing in the {subject.protocol_title} runtime "
                 "turns it into an error the model reads, so the agent's run ends: the protocol "
-                "wants every error, domain errors included, reported its own way"
+                "wants every error, domain errors included, reported its own way",
+                kind="escapes",
+                data=raised,
             )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._clients._walk import Node, is_object, nodes, place
+from axm_conformance._clients._walk import Node, is_object, nodes, place, pointer
 
 __all__ = [
     "Breach",
@@ -48,6 +48,11 @@ class Breach:
     def __str__(self) -> str:
         rule = self.rule
         return f"{self.place}: {self.what} (rule {rule.id}: {rule.requires}); {rule.fix}"
+
+    @property
+    def at(self) -> str:
+        """Its place as a JSON Pointer into the input schema (``""`` for the tool's name)."""
+        return pointer(self.place)
 
 
 Judge = Callable[[Any], Iterator[Breach]]

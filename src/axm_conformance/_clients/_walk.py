@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Node", "is_object", "nodes", "place"]
+__all__ = ["Node", "is_object", "nodes", "place", "pointer"]
 
 # Keywords whose value is one subschema, a list of them, or a map of names to them.
 _ONE = (
@@ -49,6 +51,22 @@ def place(parent: str, *steps: str | int) -> str:
         else:
             parent += f"[{step!r}]"
     return parent
+
+
+# One step of a place: ``.name``, ``[0]`` or ``['odd name']`` (a name's Python literal).
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[((?:'(?:[^'\\]|\\.)*')|(?:\"(?:[^\"\\]|\\.)*\"))\]")
+
+
+def pointer(place: str) -> str:
+    """The JSON Pointer (RFC 6901) of a place in the schema, ``""`` for the whole; a place
+    outside the schema (the tool's ``name``) is nowhere in it: ``""`` too."""
+    if not place.startswith("$"):
+        return ""
+    tokens = []
+    for name, index, literal in _STEP.findall(place[1:]):
+        token = name or index or ast.literal_eval(literal)
+        tokens.append(token.replace("~", "~0").replace("/", "~1"))
+    return "".join(f"/{token}" for token in tokens)
 
 
 def is_object(schema: dict[str, Any]) -> bool:

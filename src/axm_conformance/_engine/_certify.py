@@ -95,7 +95,7 @@ def certify(
     calls: dict[str, int | float] = {}
     per_call: list[Check] = []
     refusal = settings.refusal(subject.effects)
-    refused = None if refusal is None else not_run(refusal)
+    refused = None if refusal is None else not_run(refusal, kind="refused")
     # A server is observed when it is described, not by its checks, which only judge what was
     # seen: the first of them that runs is charged that time.
     unpaid = subject.described_in
@@ -173,7 +173,7 @@ def _fuzz(
             session.refusals_alike()
         except NotRunnable as exc:
             _share_the_rest(runs, time.perf_counter() - started)
-            message = not_run(f"not run: {exc}")
+            message = not_run(f"not run: {exc}", kind="not-callable")
             return {
                 run.check.id: Outcome(
                     run.check.id, run.check.title, Status.ERROR, (message,), duration=run.seconds

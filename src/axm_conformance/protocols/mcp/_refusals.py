@@ -11,36 +11,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
+from axm_conformance.checks import failure
 from axm_conformance.protocols.base import Finding, Observation, SubjectInfo, warning
 from axm_conformance.protocols.mcp._wire import INVALID_PARAMS
 
 __all__ = ["judge_invalid"]
 
 
-def judge_invalid(subject: SubjectInfo, observation: Observation) -> Iterator[str | Finding]:
+def judge_invalid(subject: SubjectInfo, observation: Observation) -> Iterator[Finding]:
     """The findings of the answer to an input that breaks the schema."""
     result = observation.result
     assert result is not None
     # An answer that broke the wire (a stray line on stdout) breaks the client's session,
     # whatever the answer.
-    yield from result.wire_errors
+    for wrong in result.wire_errors:
+        yield failure(wrong, kind="wire")
     if result.type_name == subject.result.error_type:
         error = result.fields.get("error")
         code = error.get("code") if isinstance(error, dict) else None
+        wrong_error: dict[str, Any] = {"kind": "wrong-error", "data": {"code": code}}
         if code != INVALID_PARAMS and subject.errors_refuse:
             yield warning(
                 f"answered an invalid input with the {result.type_name} "
                 f"{json.dumps(error)[:300]}, not invalid params ({INVALID_PARAMS}); "
                 f"{subject.errors_refuse}, and a client gives the model either as the "
-                "tool's error"
+                "tool's error",
+                **wrong_error,
             )
         elif code != INVALID_PARAMS:
-            yield (
+            yield failure(
                 f"answered an invalid input with the {result.type_name} "
                 f"{json.dumps(error)[:300]}: an input that breaks the schema is refused "
                 "with an error result (isError: true) or the error invalid params "
-                f"({INVALID_PARAMS})"
+                f"({INVALID_PARAMS})",
+                **wrong_error,
             )
     elif subject.result.succeeded(result):
-        yield warning("accepted an invalid input and reported success")
+        yield warning("accepted an invalid input and reported success", kind="accepted")
