@@ -10,15 +10,24 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from axm_conformance._checks import CHECKS
+from axm_conformance._checks import CHECKS, load_check_plugins
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
+from axm_conformance._process.system import _sandbox
 from axm_conformance._refs import PICKLE_PREFIX, LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, run_seed
-from axm_conformance.protocols import protocol_for
+from axm_conformance.protocols import protocol_for, registered
 
-__all__ = ["LoadError", "check_tool", "import_engine", "item_keys", "load_tool", "ref_for"]
+__all__ = [
+    "LoadError",
+    "check_installed",
+    "check_tool",
+    "import_engine",
+    "item_keys",
+    "load_tool",
+    "ref_for",
+]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 # The key of a tool server as a whole: its checks are the items SERVER::CHECK.
@@ -107,6 +116,29 @@ def import_engine() -> None:
     import axm_conformance._engine  # noqa: F401
 
 
+def check_installed(settings: Settings) -> None:
+    """Raise :class:`SettingsError` where the settings name what is not installed: a protocol,
+    a check (the check plugins loaded first), or a sandbox where one is required. Done once by
+    whoever starts a run: :func:`check_tool` and the pytest plugin."""
+    choices = ("auto", *registered())
+    if settings.protocol not in choices:
+        raise SettingsError(
+            "protocol",
+            f"protocol must be one of {', '.join(choices)}, not {settings.protocol!r}",
+        )
+    load_check_plugins()
+    unknown = [check for check in settings.checks if check not in CHECKS]
+    if unknown:
+        raise SettingsError(
+            "checks",
+            f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
+        )
+    if settings.sandbox == "required" and _sandbox.support():
+        raise SettingsError(
+            "sandbox", f"a sandbox is required, and none can be built: {_sandbox.support()}"
+        )
+
+
 def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
     """Certify a tool (or every tool a reference names) and return the outcomes.
 
@@ -120,6 +152,7 @@ def check_tool(tool_or_ref: Any, **settings: Any) -> Report:
         options = Settings(**{"sys_path": tuple(sys.path), **settings})
     except TypeError as exc:
         raise SettingsError("settings", str(exc)) from None
+    check_installed(options)
     many = tool_or_ref if isinstance(tool_or_ref, list | tuple) else [tool_or_ref]
     refs = [item if isinstance(item, str) else ref_for(item) for item in many]
     workers = WorkersAhead(options)

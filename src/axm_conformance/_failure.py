@@ -7,6 +7,7 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from axm_conformance._checks import CHECKS
+from axm_conformance._machine import contained
 from axm_conformance._options import OPTIONS
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def reproduction(tool: ToolReport, outcome: Outcome, settings: Settings) -> list
             calls += [line for line in before if not line.startswith(("import ", "from "))]
             # Printed, so that the snippet shows the result when pasted into a script.
             calls.append(f"print({last})")
-        uncontained = "outside the sandbox the run had, " if settings.contained else ""
+        uncontained = "outside the sandbox the run had, " if contained(settings) else ""
         snippet = [
             *sorted(dict.fromkeys(imports), key=lambda line: line.startswith("from ")),
             *calls,

@@ -33,6 +33,7 @@ from axm_conformance._certificate import (
 )
 from axm_conformance._checks import CHECKS, Check, checks_for, load_check_plugins
 from axm_conformance._clients import portability, portability_table
+from axm_conformance._machine import containment
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Status
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
@@ -165,7 +166,7 @@ class ConformancePlugin:
         ]
         if CONTRACT.exists():
             lines.append(f"axm-conformance contract: {CONTRACT}")
-        lines.append(f"axm-conformance sandbox: {self.settings.containment()}")
+        lines.append(f"axm-conformance sandbox: {containment(self.settings)}")
         if _platform.PLATFORM.portable:
             missing = "".join(f"; {what}" for what in _platform.PLATFORM.missing())
             lines.append(

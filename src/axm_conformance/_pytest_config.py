@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from axm_conformance._api import LoadError, import_engine
+from axm_conformance._api import LoadError, check_installed, import_engine
 from axm_conformance._certificate import BaselineError, KnownFailure, read_baseline
 from axm_conformance._checks import CHECKS
 from axm_conformance._observation import SubjectInfo
@@ -70,7 +70,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
     try:
         for name, lines in exemptions.items():
             values[name] = parse_exemptions(lines, name)
-        return Settings(**values)
+        settings = Settings(**values)
+        check_installed(settings)
+        return settings
     except SettingsError as exc:
         raise pytest.UsageError(f"{origin.get(exc.setting, 'axm-conformance')}: {exc}") from None
 

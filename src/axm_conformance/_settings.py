@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-from axm_conformance._process.system import _sandbox, _tasks, _trace
-from axm_conformance._process.system._platform import as_root
+from axm_conformance._process.system import _sandbox
 from axm_conformance.errors import AxmConformanceError
 
 __all__ = [
@@ -37,7 +36,9 @@ class SettingsError(AxmConformanceError, ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """How a certification runs.
+    """How a certification runs: a plain record of what was asked, checked as written (what
+    it names among what is installed, and what the machine makes of it, are
+    :mod:`axm_conformance._machine`'s).
 
     ``examples`` generated inputs per tool (boundary examples come on top), ``timeout`` seconds per
     call, ``seed`` for Hypothesis (None: a random one, reported), ``protocol`` to force one,
@@ -84,7 +85,6 @@ class Settings:
         self._absolute_paths()
         self._check_numbers()
         self._check_entries()
-        self._check_installed()
 
     def _absolute_paths(self) -> None:
         # The worker runs elsewhere (its own working directory): relative entries, and the ""
@@ -159,22 +159,6 @@ class Settings:
             raise SettingsError(
                 "network", f"network names tools, or '*' for all, not {self.network!r}"
             )
-        if self.sandbox not in _sandbox.MODES:
-            raise SettingsError(
-                "sandbox",
-                f"sandbox must be one of {', '.join(_sandbox.MODES)}, not {self.sandbox!r}",
-            )
-
-    def _check_installed(self) -> None:
-        """What the settings name among what is installed: a protocol, client profiles, checks
-        (the plugins' loaded first), and a sandbox where one is required."""
-        from axm_conformance.protocols import registered
-
-        choices = ("auto", *registered())
-        if self.protocol not in choices:
-            raise SettingsError(
-                "protocol", f"protocol must be one of {', '.join(choices)}, not {self.protocol!r}"
-            )
         from axm_conformance._clients import PROFILES
 
         unknown_clients = [name for name in self.clients if name not in PROFILES]
@@ -184,18 +168,10 @@ class Settings:
                 f"unknown client {', '.join(map(repr, unknown_clients))}; known: "
                 f"{', '.join(PROFILES)}",
             )
-        from axm_conformance._checks import CHECKS, load_check_plugins
-
-        load_check_plugins()
-        unknown = [check for check in self.checks if check not in CHECKS]
-        if unknown:
+        if self.sandbox not in _sandbox.MODES:
             raise SettingsError(
-                "checks",
-                f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
-            )
-        if self.sandbox == "required" and _sandbox.support():
-            raise SettingsError(
-                "sandbox", f"a sandbox is required, and none can be built: {_sandbox.support()}"
+                "sandbox",
+                f"sandbox must be one of {', '.join(_sandbox.MODES)}, not {self.sandbox!r}",
             )
 
     def exemption(self, opt_out: str, name: Any) -> str | None:
@@ -222,73 +198,10 @@ class Settings:
                     f"remove {what}",
                 )
 
-    @property
-    def contained(self) -> bool:
-        """Whether tools run in a sandbox in this run (see
-        :mod:`axm_conformance._process.system._sandbox`)."""
-        return self.sandbox != "off" and not _sandbox.support()
-
-    def containment(self) -> str:
-        """Which sandbox is in force and why, for the run's header."""
-        if self.sandbox == "off":
-            return "off (--axm-sandbox=off): tools run in throw-away directories, unconfined"
-        why = _sandbox.support()
-        if why:
-            return f"none: {why}; tools run in throw-away directories, unconfined"
-        network = (
-            "every tool reaches the network"
-            if "*" in self.network
-            else "the network only for tools that declare they need it"
-            + (f" and {', '.join(self.network)}" if self.network else "")
-        )
-        without = _tasks.support()
-        as_root = not self.worker_user and hasattr(os, "geteuid") and os.geteuid() == 0
-        if not without:
-            tasks = f"at most {_tasks.TASKS_MAX} tasks each (cgroup pids)"
-        elif as_root:
-            tasks = f"no bound on tasks but the call's timeout ({without})"
-        else:
-            tasks = (
-                f"at most {_tasks.TASKS_MAX} tasks more than the user runs (RLIMIT_NPROC: "
-                f"{without})"
-            )
-        untraced = _trace.support()
-        writes = (
-            f"servers' writes outside not named ({untraced})"
-            if untraced
-            else "servers' writes outside named (strace)"
-        )
-        return (
-            f"{_sandbox.version() or 'bubblewrap'}: a PID namespace, a read-only filesystem "
-            f"but the working and temporary directories, {network}, {tasks}, {writes}"
-        )
-
     def reaches_network(self, name: Any, declared: bool) -> bool:
         """Whether the tool of this name gets the network in its sandbox: it declares it
         needs one (``declared``), or the run gives it one."""
         return declared or "*" in self.network or name in self.network
-
-    def refusal(self, effects: tuple[str, ...]) -> str | None:
-        """Why a tool declaring these effects is not called in this run, if it is not: one that
-        writes files or runs commands is fuzzed with arbitrary paths and commands, never as root
-        unless told to."""
-        # Access of an unknown kind (axio's own word, and how a failing declaration is read)
-        # may be either.
-        risky = [effect for effect in ("write", "execute", "unknown") if effect in effects]
-        if (
-            not risky
-            or self.contained
-            or self.worker_user is not None
-            or self.allow_root
-            or not as_root()
-        ):
-            return None
-        return (
-            f"not run: the tool declares {' and '.join(risky)} access and the kit runs as root "
-            "without a sandbox or --axm-worker-user; a skip is never a pass, and the tool is not "
-            "certified: install bubblewrap (the sandbox), run it as an unprivileged user "
-            "(--axm-worker-user=nobody), or give --axm-allow-root to fuzz it as root"
-        )
 
     def non_defaults(self) -> dict[str, Any]:
         """The settings that differ from the defaults, for reproduction commands."""

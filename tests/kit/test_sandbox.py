@@ -7,6 +7,7 @@ namespaces); ``.ci/run`` installs bubblewrap, so CI runs them all.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -22,7 +23,9 @@ from typing import Any
 import psutil
 import pytest
 
-from axm_conformance import check_tool
+from axm_conformance import _api, check_tool
+from axm_conformance._api import check_installed
+from axm_conformance._machine import contained, containment, refusal
 from axm_conformance._process.system import _sandbox, _trace
 from axm_conformance._process.system._sandbox import Sandbox, exit_status
 from axm_conformance._settings import Settings, SettingsError
@@ -104,16 +107,37 @@ def test_a_sandbox_that_is_required_where_none_can_be_built_is_a_settings_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_sandbox, "support", lambda: "bwrap is not on PATH: install bubblewrap")
+    required = Settings(sandbox="required")  # a record: it asks nothing of the machine
     with pytest.raises(SettingsError) as raised:
-        Settings(sandbox="required")
+        check_installed(required)
     assert raised.value.setting == "sandbox"
     assert str(raised.value) == (
         "a sandbox is required, and none can be built: bwrap is not on PATH: install bubblewrap"
     )
-    assert not Settings(sandbox="auto").contained
-    assert Settings(sandbox="auto").containment().startswith("none: bwrap is not on PATH")
+    assert not contained(Settings(sandbox="auto"))
+    assert containment(Settings(sandbox="auto")).startswith("none: bwrap is not on PATH")
     with pytest.raises(SettingsError, match="sandbox must be one of auto, required, off"):
         Settings(sandbox="on")
+
+
+def test_settings_are_a_record_and_what_they_name_is_checked_once_against_the_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Making settings loads no plugin and probes no sandbox; the run's start does, and names
+    what is not installed."""
+
+    def forbidden(*args: object) -> None:
+        raise AssertionError("settings read the machine")
+
+    monkeypatch.setattr(_sandbox, "support", forbidden)
+    monkeypatch.setattr(_api, "load_check_plugins", forbidden)
+    monkeypatch.setattr(_api, "registered", forbidden)
+    asked = Settings(protocol="openapi", checks=("no-such-check",), sandbox="required")
+    monkeypatch.undo()
+    with pytest.raises(SettingsError, match=r"protocol must be one of auto, .*, not 'openapi'"):
+        check_installed(asked)
+    with pytest.raises(SettingsError, match="unknown check id 'no-such-check'; known: "):
+        check_installed(dataclasses.replace(asked, protocol="auto"))
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
@@ -121,8 +145,8 @@ def test_as_root_a_tool_that_writes_is_called_in_a_sandbox_and_not_without_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_sandbox, "support", lambda: "")
-    assert Settings().refusal(("write",)) is None
-    refused = Settings(sandbox="off").refusal(("write", "execute"))
+    assert refusal(Settings(), ("write",)) is None
+    refused = refusal(Settings(sandbox="off"), ("write", "execute"))
     assert refused is not None and "install bubblewrap (the sandbox)" in refused
 
 

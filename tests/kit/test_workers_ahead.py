@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from axm_conformance._machine import contained
 from axm_conformance._process.parent._forkserver import Forked
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
 from axm_conformance._process.system._sandbox import Sandbox
@@ -216,7 +217,7 @@ def test_a_worker_user_that_cannot_run_the_interpreter_is_told_where_it_is_stopp
 CONTAINED = dataclasses.replace(SETTINGS, sandbox="auto")
 
 
-@pytest.mark.skipif(not CONTAINED.contained, reason="no sandbox can be built here")
+@pytest.mark.skipif(not contained(CONTAINED), reason="no sandbox can be built here")
 def test_in_a_sandbox_workers_are_forked_from_a_server_in_one_each_into_one_of_its_own() -> None:
     workers = WorkersAhead(CONTAINED)
     workers.expect(3)
@@ -236,7 +237,7 @@ def test_in_a_sandbox_workers_are_forked_from_a_server_in_one_each_into_one_of_i
         workers.close()
 
 
-@pytest.mark.skipif(not CONTAINED.contained, reason="no sandbox can be built here")
+@pytest.mark.skipif(not contained(CONTAINED), reason="no sandbox can be built here")
 def test_in_a_sandbox_the_inspecting_worker_is_kept_for_a_tool_cut_off_as_it_is() -> None:
     """The worker that loaded a Python tool reaches no network, nor does the tool's: kept."""
     workers = WorkersAhead(CONTAINED)

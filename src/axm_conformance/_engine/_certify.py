@@ -41,6 +41,7 @@ from axm_conformance._feeds import (
     VALID,
 )
 from axm_conformance._jsonable import canonical_json
+from axm_conformance._machine import refusal
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Severity, Status, not_run, note
 from axm_conformance._report import Outcome, ToolReport
@@ -94,8 +95,8 @@ def certify(
     outcomes: dict[str, Outcome] = {}
     calls: dict[str, int | float] = {}
     per_call: list[Check] = []
-    refusal = settings.refusal(subject.effects)
-    refused = None if refusal is None else not_run(refusal, kind="refused")
+    why_not = refusal(settings, subject.effects)
+    refused = None if why_not is None else not_run(why_not, kind="refused")
     # A server is observed when it is described, not by its checks, which only judge what was
     # seen: the first of them that runs is charged that time.
     unpaid = subject.described_in
@@ -138,7 +139,7 @@ def certify(
     together = tuple(
         other.ref
         for other in context.subjects
-        if subject.shares_home(other) and settings.refusal(other.effects) is None
+        if subject.shares_home(other) and refusal(settings, other.effects) is None
     )
     return ToolReport(subject, key, ordered, seed, calls, together)
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from axm_conformance._machine import refusal
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import property_names, singular
@@ -41,7 +42,7 @@ class Together:
         tools = {
             other.ref: other
             for other in subjects
-            if subject.shares_home(other) and settings.refusal(other.effects) is None
+            if subject.shares_home(other) and refusal(settings, other.effects) is None
         }
         return cls(tools)
 

@@ -18,6 +18,7 @@ from axm_conformance._feeds import (
     OFFLINE,
     VALID,
 )
+from axm_conformance._machine import contained
 from axm_conformance._strategies import (
     Mutation,
 )
@@ -115,7 +116,7 @@ def offline(session: Session, examples: list[Any]) -> None:
     if not session.feeds(OFFLINE):
         return
     subject, settings = session.subject, session.settings
-    if settings.contained and not settings.reaches_network(subject.name, subject.needs_network):
+    if contained(settings) and not settings.reaches_network(subject.name, subject.needs_network):
         _served_online(session)
         return
     with contextlib.suppress(Stop):

@@ -31,7 +31,7 @@ from axm_conformance._observation import (
     SideEffect,
     SubjectInfo,
 )
-from axm_conformance._outcomes import Finding, warning
+from axm_conformance._outcomes import Finding, failure, warning
 from axm_conformance._process.child._exceptions import exception_info
 from axm_conformance._process.child._origin import OwnCode, own_code
 from axm_conformance._process.child._sideeffects import left_in_temporary, written_outside
@@ -84,6 +84,7 @@ __all__ = [
     "cause",
     "derives_from",
     "exception_info",
+    "failure",
     "framework_policy",
     "groups",
     "is_async_callable",

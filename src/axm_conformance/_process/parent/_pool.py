@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from axm_conformance._machine import contained, refusal
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._process._records import Answer
 from axm_conformance._process.parent._entries import (
@@ -99,7 +100,7 @@ def inspect_tools(
     if (
         workers is not None
         and len(subjects) == 1
-        and (not settings.contained or _network(subjects[0], settings) is online)
+        and (not contained(settings) or _network(subjects[0], settings) is online)
     ):
         workers.adopt(subjects[0], worker)
     else:
@@ -240,7 +241,7 @@ def tool_worker(
 
 def _network(subject: SubjectInfo, settings: Settings) -> bool:
     """Whether the tool's worker reaches the network (always, outside a sandbox)."""
-    return not settings.contained or settings.reaches_network(subject.name, subject.needs_network)
+    return not contained(settings) or settings.reaches_network(subject.name, subject.needs_network)
 
 
 def _worker_config(
@@ -265,7 +266,7 @@ def _worker_config(
     # the server does to its sandbox (a kill of -1, say) cannot end the worker that reports it.
     # The server's writes outside are traced there (see _trace).
     sandbox = None
-    if settings.contained:
+    if contained(settings):
         sandbox = Sandbox(network=network, tracer=_trace.tracer() if serves else "")
     options = LoadOptions(
         max(settings.timeout, _SERVER_START),
@@ -339,7 +340,7 @@ class WorkersAhead:
         order = [
             subject
             for subject in order
-            if subject.kind == "tool" and self.settings.refusal(subject.effects) is None
+            if subject.kind == "tool" and refusal(self.settings, subject.effects) is None
         ]
         self.following = {before.ref: after for before, after in itertools.pairwise(order)}
         self.together = {
@@ -392,7 +393,7 @@ class WorkersAhead:
     def _fork_server(self) -> ForkServer:
         """In a sandbox, one cut off from the network, whose forks each enter a sandbox of their
         own: a worker that needs the network is spawned in one."""
-        sandbox = Sandbox(network=False) if self.settings.contained else None
+        sandbox = Sandbox(network=False) if contained(self.settings) else None
         return fork_server(*PRELOAD, sandbox=sandbox).start()
 
     def _start(self, subject: SubjectInfo) -> None:

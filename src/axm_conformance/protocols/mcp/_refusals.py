@@ -13,8 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from axm_conformance.checks import failure
-from axm_conformance.protocols.base import Finding, Observation, SubjectInfo, warning
+from axm_conformance.protocols.base import Finding, Observation, SubjectInfo, failure, warning
 from axm_conformance.protocols.mcp._wire import INVALID_PARAMS
 
 __all__ = ["judge_invalid"]
