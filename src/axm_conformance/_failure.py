@@ -7,8 +7,8 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from axm_conformance._checks import CHECKS
-from axm_conformance._machine import contained
 from axm_conformance._options import OPTIONS
+from axm_conformance._process._containment import contained
 
 if TYPE_CHECKING:
     from axm_conformance._report import Outcome, ToolReport

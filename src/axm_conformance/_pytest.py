@@ -33,9 +33,9 @@ from axm_conformance._certificate import (
 )
 from axm_conformance._checks import CHECKS, Check, checks_for, load_check_plugins
 from axm_conformance._clients import portability, portability_table
-from axm_conformance._machine import containment
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Status
+from axm_conformance._process._containment import containment
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
 from axm_conformance._process.system import _platform
 from axm_conformance._pytest_config import (

@@ -38,7 +38,7 @@ class SettingsError(AxmConformanceError, ValueError):
 class Settings:
     """How a certification runs: a plain record of what was asked, checked as written (what
     it names among what is installed, and what the machine makes of it, are
-    :mod:`axm_conformance._machine`'s).
+    :mod:`axm_conformance._process._containment`'s).
 
     ``examples`` generated inputs per tool (boundary examples come on top), ``timeout`` seconds per
     call, ``seed`` for Hypothesis (None: a random one, reported), ``protocol`` to force one,

@@ -249,14 +249,16 @@ def test_mcps_checks_are_written_with_the_public_check_interface_alone() -> None
 
 def test_the_engine_reaches_a_tool_through_its_caller_and_the_doors_records_alone() -> None:
     """The engine imports nothing of the process boundary's kit side: it asks its Callers for
-    a caller and speaks to it in the records both sides share (Invocation, Probe, Answer)."""
+    a caller and speaks to it in the records both sides share (Invocation, Probe, Answer);
+    whether a tool is called at all in this run is the shared containment's word."""
     engine = "axm_conformance._engine"
     crossing = {
         (name, other)
         for name in MODULES
         if name.startswith(engine)
         for other in GRAPH[name]
-        if other.startswith(PROCESS) and other not in (PROCESS, f"{PROCESS}._records")
+        if other.startswith(PROCESS)
+        and other not in (PROCESS, f"{PROCESS}._records", f"{PROCESS}._containment")
     }
     assert crossing == set()
 
@@ -311,12 +313,12 @@ def test_a_protocol_package_imports_only_the_doors_a_third_party_has(package: st
 
 def test_the_process_boundary_has_its_three_parts_and_what_both_sides_share() -> None:
     """Three parts (the kit's side, the worker's side, the operating system both rest on) and,
-    beside them, what the two sides share: the channel's frames, and the records of an answer.
-    The system part and the shared modules import neither side; the child side never imports
-    the parent's."""
-    shared = {f"{PROCESS}._channel", f"{PROCESS}._records"}
+    beside them, what the two sides share: the channel's frames, the records of an answer, and
+    what the machine makes of a run's settings. The system part and the shared modules import
+    neither side; the child side never imports the parent's."""
+    shared = {f"{PROCESS}._channel", f"{PROCESS}._records", f"{PROCESS}._containment"}
     parts = {name.split(".")[2] for name in MODULES if name.startswith(f"{PROCESS}.")}
-    assert parts == {"parent", "child", "system", "_channel", "_records"}
+    assert parts == {"parent", "child", "system", "_channel", "_records", "_containment"}
     for name in MODULES:
         if name.startswith(f"{PROCESS}.system") or name in shared:
             sides: tuple[str, ...] = (f"{PROCESS}.parent", f"{PROCESS}.child")

@@ -25,7 +25,7 @@ import pytest
 
 from axm_conformance import _api, check_tool
 from axm_conformance._api import check_installed
-from axm_conformance._machine import contained, containment, refusal
+from axm_conformance._process._containment import contained, containment, refusal
 from axm_conformance._process.system import _sandbox, _trace
 from axm_conformance._process.system._sandbox import Sandbox, exit_status
 from axm_conformance._settings import Settings, SettingsError

@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from axm_conformance._machine import contained
+from axm_conformance._process._containment import contained
 from axm_conformance._process.parent._forkserver import Forked
 from axm_conformance._process.parent._pool import WorkersAhead, inspect_tools
 from axm_conformance._process.system._sandbox import Sandbox

@@ -41,9 +41,9 @@ from axm_conformance._feeds import (
     VALID,
 )
 from axm_conformance._jsonable import canonical_json
-from axm_conformance._machine import refusal
 from axm_conformance._observation import SubjectInfo
 from axm_conformance._outcomes import Severity, Status, not_run, note
+from axm_conformance._process._containment import refusal
 from axm_conformance._report import Outcome, ToolReport
 from axm_conformance._settings import Settings, derived_seed
 from axm_conformance._strategies import (

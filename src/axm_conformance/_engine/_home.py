@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._machine import refusal
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._process._containment import refusal
 from axm_conformance._settings import Settings
 from axm_conformance._strategies import property_names, singular
 

@@ -18,7 +18,7 @@ from axm_conformance._feeds import (
     OFFLINE,
     VALID,
 )
-from axm_conformance._machine import contained
+from axm_conformance._process._containment import contained
 from axm_conformance._strategies import (
     Mutation,
 )

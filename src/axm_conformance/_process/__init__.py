@@ -14,6 +14,10 @@ Three parts, each a package:
   the sweep that ends every process a worker started, and the sandbox every worker or server
   runs in.
 
+Beside them, what both sides share: the channel (``_channel``), the records of a call
+(``_records``), and what the machine makes of a run's settings: whether its tools run contained,
+and which are not called here (``_containment``).
+
 The parts are imported by their modules' names, never through this package: importing it imports
 none of them, so that what runs in a worker loads the child side and the system part alone.
 """

@@ -17,8 +17,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from axm_conformance._machine import contained, refusal
 from axm_conformance._observation import SubjectInfo
+from axm_conformance._process._containment import contained, refusal
 from axm_conformance._process._records import Answer
 from axm_conformance._process.parent._entries import (
     CLOSE_TOOL,
