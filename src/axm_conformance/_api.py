@@ -17,7 +17,7 @@ from axm_conformance._process.system import _sandbox
 from axm_conformance._refs import PICKLE_PREFIX, LoadError, load
 from axm_conformance._report import Report
 from axm_conformance._settings import Settings, SettingsError, run_seed
-from axm_conformance.protocols import protocol_for, registered
+from axm_conformance.protocols import profiles, protocol_for
 
 __all__ = [
     "LoadError",
@@ -120,7 +120,7 @@ def check_installed(settings: Settings) -> None:
     """Raise :class:`SettingsError` where the settings name what is not installed: a protocol,
     a check (the check plugins loaded first), or a sandbox where one is required. Done once by
     whoever starts a run: :func:`check_tool` and the pytest plugin."""
-    choices = ("auto", *registered())
+    choices = ("auto", *profiles())
     if settings.protocol not in choices:
         raise SettingsError(
             "protocol",

@@ -220,12 +220,31 @@ def _one_line(text: str, limit: int = 100) -> str:
 
 @dataclass(frozen=True)
 class Profile:
-    """What the kit's process knows of a tool's protocol beyond its policy and result model,
-    carried by every tool the protocol describes so that nothing is looked up by name after
-    loading: what to do about a check's finding (``hints``, by check id), how a person makes one
-    call (``call_snippet``, ``{input}`` standing for the input's Python literal, after the
-    ``snippet_setup`` lines) and, by name, the worker function that makes each of its probes."""
+    """A protocol as the kit's process knows it: one of the protocol's two faces (the other is
+    its adapter, the :class:`~axm_conformance.protocols.ToolProtocol` the worker calls tools
+    through). Frozen and picklable; the registry serves one per protocol, and every tool the
+    protocol describes carries its own, so that nothing is looked up by name after loading.
 
+    ``name`` and ``title`` (as the protocol's documents spell it); ``capabilities``, what it
+    offers, each with what a check that requires it relies on, of which it ``defines`` some
+    itself (beyond the core's); the check ``groups`` its own checks run in, first; the
+    ``entry_point_groups`` its tools are published in and the ``ref_prefix`` of the references
+    it loads itself (``mcp:``); its ``result`` model and its severity ``policy`` (how it judges
+    an invalid input's answer among it; a tool may narrow it, see ``SubjectInfo.policy``); what
+    to do about a check's finding (``hints``, by check id); how a person makes one call
+    (``call_snippet``, ``{input}`` standing for the input's Python literal, after the
+    ``snippet_setup`` lines); and, by name, the worker function that makes each of its probes.
+    """
+
+    name: str = ""
+    title: str = ""
+    capabilities: Mapping[str, str] = field(default_factory=dict)
+    defines: Mapping[str, str] = field(default_factory=dict)
+    groups: tuple[str, ...] = ()
+    entry_point_groups: tuple[str, ...] = ()
+    ref_prefix: str = ""
+    result: ResultModel = field(default_factory=lambda: ResultModel("json"))
+    policy: Policy = field(default_factory=Policy)
     hints: Mapping[str, str] = field(default_factory=dict)
     call_snippet: str = ""
     snippet_setup: tuple[str, ...] = ()

@@ -54,10 +54,7 @@ from axm_conformance._settings import (
     SettingsError,
 )
 from axm_conformance._version import __version__
-from axm_conformance.protocols import (
-    RegistryError,
-    registered,
-)
+from axm_conformance.protocols import RegistryError, profiles
 
 if TYPE_CHECKING:
     from axm_conformance._validation._pytest import ValidatorPlugin
@@ -454,7 +451,7 @@ def register(config: pytest.Config) -> None:
     """Turn the kit on for this pytest run: the tools' plugin, and the validators' when any is
     named (then no tool need be)."""
     try:
-        registered()
+        profiles()
         load_check_plugins()
     except RegistryError as exc:
         raise pytest.UsageError(f"axm-conformance: {exc}") from None

@@ -329,6 +329,44 @@ def test_the_process_boundary_has_its_three_parts_and_what_both_sides_share() ->
         assert {other for other in GRAPH[name] if other.startswith(sides)} == set(), name
 
 
+# The modules that run in the kit's process alone, and what of the protocols they may not take:
+# a protocol's adapter, the worker's face. They read protocols as profiles.
+KIT_SIDE = (
+    "axm_conformance._engine",
+    "axm_conformance._checks",
+    f"{PROCESS}.parent",
+    "axm_conformance._pytest",
+    "axm_conformance._pytest_config",
+    "axm_conformance._certificate",
+    "axm_conformance._failure",
+    "axm_conformance._report",
+)
+ADAPTER_NAMES = {
+    "ToolProtocol",
+    "registered",
+    "protocol_named",
+    "protocol_of_ref",
+    "protocol_for",
+    "detect",
+    "tool_from",
+}
+
+
+def test_the_kits_process_reads_a_protocol_as_its_profile_never_its_adapter() -> None:
+    """Two faces per protocol: the worker calls tools through the adapter; the kit's process
+    knows the protocol by its profile (the registry's, or the one a tool carries)."""
+    taken = {
+        (name, alias.name)
+        for name, path in MODULES.items()
+        if name.startswith(KIT_SIDE)
+        for node in _executed(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PROTOCOLS)
+        for alias in node.names
+        if alias.name in ADAPTER_NAMES
+    }
+    assert taken == set()
+
+
 # Exceptions that never leave the kit: each is caught where its package raises it.
 CONTROL_FLOW = {
     "axm_conformance._engine._runs.NotRunnable",  # by certify: the tool's checks are not run

@@ -131,7 +131,7 @@ def test_settings_are_a_record_and_what_they_name_is_checked_once_against_the_ma
 
     monkeypatch.setattr(_sandbox, "support", forbidden)
     monkeypatch.setattr(_api, "load_check_plugins", forbidden)
-    monkeypatch.setattr(_api, "registered", forbidden)
+    monkeypatch.setattr(_api, "profiles", forbidden)
     asked = Settings(protocol="openapi", checks=("no-such-check",), sandbox="required")
     monkeypatch.undo()
     with pytest.raises(SettingsError, match=r"protocol must be one of auto, .*, not 'openapi'"):

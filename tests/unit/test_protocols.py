@@ -7,7 +7,9 @@ No worker runs here: these are the protocols the worker uses, called directly.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
+import pickle
 import tomllib
 from collections.abc import Callable, Iterator
 from importlib import import_module, metadata
@@ -36,6 +38,8 @@ from axm_conformance.protocols import (
     capabilities,
     detect,
     entry_point_groups,
+    profile_of_ref,
+    profiles,
     protocol_for,
     protocol_named,
     registered,
@@ -917,3 +921,43 @@ def test_an_mcp_success_in_the_form_of_the_servers_own_errors_is_told() -> None:
     assert tool.resembled_error(_text_result("quota exceeded soon")) == ""
     assert tool.resembled_error(_text_result("Errors: none")) == ""
     assert tool.resembled_error(_text_result("Error: disk full", failed=True)) == ""
+
+
+# Two faces
+
+
+@pytest.mark.parametrize("name", list(registered()))
+def test_a_protocols_profile_is_what_its_adapter_declares_frozen_and_picklable(name: str) -> None:
+    """The kit's process knows a protocol by its profile alone: it must say what the adapter
+    declares, each capability with what a check requiring it relies on, and cross processes."""
+    adapter, profile = registered()[name], profiles()[name]
+    assert pickle.loads(pickle.dumps(profile)) == profile
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        profile.name = "other"  # type: ignore[misc]
+    assert (profile.name, profile.title, profile.policy, profile.result) == (
+        adapter.name,
+        adapter.title,
+        adapter.policy,
+        adapter.result,
+    )
+    assert profile.capabilities.keys() == adapter.capabilities
+    assert all(profile.capabilities[each] == capabilities()[each] for each in profile.capabilities)
+    for group in profile.entry_point_groups:
+        assert entry_point_groups()[group] == name
+
+
+def test_a_protocol_offering_a_capability_nobody_defines_is_a_registry_error() -> None:
+    class Telepathic(ToolProtocol):
+        name = "telepathic"
+        title = "Telepathic"
+        capabilities = frozenset({"in-process", "telepathy"})
+
+    with pytest.raises(RegistryError, match="'telepathic' offers 'telepathy', which neither"):
+        Telepathic.profile()
+
+
+def test_a_reference_a_protocol_loads_itself_is_known_by_its_profile() -> None:
+    profile = profile_of_ref("mcp:python -m server")
+    assert profile is not None and profile.name == "mcp"
+    assert "in-process" not in profile.capabilities
+    assert profile_of_ref("zoo_axm:SlugTool") is None

@@ -70,65 +70,84 @@ def _findings(subject: SubjectInfo, observation: Observation) -> Iterator[Findin
             yield found if isinstance(found, Finding) else failure(found)
         return
     if policy.invalid == "result":
-        if exception is not None:
-            if exception.origin == "other" or not policy.exception_absorber:
-                yield failure(
-                    f"raised {exception.summary()} on an invalid input; the "
-                    f"{subject.protocol_title} protocol wants a failed result",
-                    kind="raised",
-                )
-            else:
-                # Not a crash: a refusal the runtime turns into an error the model sees.
-                yield warning(
-                    f"raised {exception.summary()} on an invalid input "
-                    f"({provenance(exception)}); {policy.exception_absorber}",
-                    kind="absorbed",
-                )
-            return
-        result = observation.result
-        assert result is not None
-        wrong = next(not_a_tool_result(subject, result), "")
-        if wrong:
-            yield failure(f"answered an invalid input: {wrong}", kind="not-a-result")
-        elif subject.result.succeeded(result):
-            yield warning("accepted an invalid input and reported success", kind="accepted")
+        yield from _against_a_failed_result(subject, observation)
     elif policy.invalid == "raise":
-        if exception is None:
-            # A result that reports a failure refuses the input as well as raising would.
-            if not subject.result.refused(observation):
-                yield warning("accepted an invalid input and returned normally", kind="accepted")
-        elif not any(exception.is_a(name) for name in policy.allowed_exceptions):
-            yield failure(
-                f"raised {exception.summary()} on an invalid input; only "
-                f"{' and '.join(policy.allowed_exceptions)} may escape",
-                kind="not-allowed",
-            )
-        elif (
-            exception.cause is not None
-            and is_programming_error(exception.cause)
-            # A runtime may refuse the arguments with a TypeError before the handler runs, as
-            # published axio does; only a handler that ran with them has crashed.
-            and observation.handler_called is not False
-        ):
-            yield failure(
-                f"the handler crashed on an invalid input: {exception.cause.summary()}; "
-                "the arguments should have been refused before it ran",
-                kind="crash",
-            )
+        yield from _against_a_raise(subject, observation)
     else:
-        if observation.handler_called:
-            yield failure("the handler ran although the input breaks the schema", kind="ran")
-        if exception is not None:
+        yield from _against_the_callers_refusal(observation)
+
+
+def _against_a_failed_result(subject: SubjectInfo, observation: Observation) -> Iterator[Finding]:
+    """A protocol that wants a failed result for an input it cannot serve."""
+    policy, exception = subject.policy, observation.exception
+    if exception is not None:
+        if exception.origin == "other" or not policy.exception_absorber:
             yield failure(
-                f"the registry raised {exception.summary()} instead of reporting a failure",
+                f"raised {exception.summary()} on an invalid input; the "
+                f"{subject.protocol_title} protocol wants a failed result",
                 kind="raised",
             )
-            return
-        result = observation.result
-        assert result is not None
-        verdict = result.fields.get("value") or {}
-        if verdict.get("status") != "failure" or not verdict.get("errors"):
-            yield failure(
-                f"the registry answered {verdict.get('status')!r}, not a failure with errors",
-                kind="not-a-refusal",
+        else:
+            # Not a crash: a refusal the runtime turns into an error the model sees.
+            yield warning(
+                f"raised {exception.summary()} on an invalid input "
+                f"({provenance(exception)}); {policy.exception_absorber}",
+                kind="absorbed",
             )
+        return
+    result = observation.result
+    assert result is not None
+    wrong = next(not_a_tool_result(subject, result), "")
+    if wrong:
+        yield failure(f"answered an invalid input: {wrong}", kind="not-a-result")
+    elif subject.result.succeeded(result):
+        yield warning("accepted an invalid input and reported success", kind="accepted")
+
+
+def _against_a_raise(subject: SubjectInfo, observation: Observation) -> Iterator[Finding]:
+    """A protocol whose runtime raises one of its exceptions for an input it refuses."""
+    policy, exception = subject.policy, observation.exception
+    if exception is None:
+        # A result that reports a failure refuses the input as well as raising would.
+        if not subject.result.refused(observation):
+            yield warning("accepted an invalid input and returned normally", kind="accepted")
+    elif not any(exception.is_a(name) for name in policy.allowed_exceptions):
+        yield failure(
+            f"raised {exception.summary()} on an invalid input; only "
+            f"{' and '.join(policy.allowed_exceptions)} may escape",
+            kind="not-allowed",
+        )
+    elif (
+        exception.cause is not None
+        and is_programming_error(exception.cause)
+        # A runtime may refuse the arguments with a TypeError before the handler runs, as
+        # published axio does; only a handler that ran with them has crashed.
+        and observation.handler_called is not False
+    ):
+        yield failure(
+            f"the handler crashed on an invalid input: {exception.cause.summary()}; "
+            "the arguments should have been refused before it ran",
+            kind="crash",
+        )
+
+
+def _against_the_callers_refusal(observation: Observation) -> Iterator[Finding]:
+    """A protocol whose caller (a registry that validates first) refuses the input with a
+    failure before the handler runs."""
+    exception = observation.exception
+    if observation.handler_called:
+        yield failure("the handler ran although the input breaks the schema", kind="ran")
+    if exception is not None:
+        yield failure(
+            f"the registry raised {exception.summary()} instead of reporting a failure",
+            kind="raised",
+        )
+        return
+    result = observation.result
+    assert result is not None
+    verdict = result.fields.get("value") or {}
+    if verdict.get("status") != "failure" or not verdict.get("errors"):
+        yield failure(
+            f"the registry answered {verdict.get('status')!r}, not a failure with errors",
+            kind="not-a-refusal",
+        )

@@ -11,9 +11,13 @@ Adding one takes one module, one entry point, a contract page and fixtures::
 A protocol says which objects follow it (:meth:`ToolProtocol.detects`), where they are
 published (``entry_point_groups``), how to describe one and call it, its result model, its
 severity policy (per tool where it varies: :meth:`ToolProtocol.tool_policy`), how a person makes
-the same call (:meth:`ToolProtocol.snippet`), the probes it supports and the
-:data:`CAPABILITIES` it offers. conformance/protocols.md documents every member. Checks
-require capabilities and never name a protocol.
+the same call (``call_snippet``), the probes it supports and the :data:`CAPABILITIES` it offers.
+conformance/protocols.md documents every member. Checks require capabilities and never name a
+protocol.
+
+A protocol has two faces: the :class:`ToolProtocol` subclass is its adapter, through which the
+worker loads and calls tools; its :class:`Profile`, made once from what the class declares, is
+what the kit's process knows of it (:func:`profiles`, and the one every tool carries).
 
 A protocol whose tools live in another process (MCP's servers) loads references of its own
 form (``ref_prefix``, :meth:`ToolProtocol.load_ref`), and reports a call its server did not
@@ -30,10 +34,11 @@ from axm_conformance._observation import (
 )
 from axm_conformance.protocols._registry import (
     ENTRY_POINT_GROUP,
-    RegistryError,
     detect,
     entry_point_groups,
     not_a_tool,
+    profile_of_ref,
+    profiles,
     protocol_for,
     protocol_named,
     protocol_of_ref,
@@ -50,6 +55,8 @@ from axm_conformance.protocols.base import (
     LoadError,
     LoadOptions,
     Missing,
+    Profile,
+    RegistryError,
     Runner,
     Target,
     ToolProtocol,
@@ -75,6 +82,7 @@ __all__ = [
     "Missing",
     "ParameterInfo",
     "Policy",
+    "Profile",
     "RegistryError",
     "ResultModel",
     "Runner",
@@ -89,6 +97,8 @@ __all__ = [
     "groups",
     "is_async_callable",
     "not_a_tool",
+    "profile_of_ref",
+    "profiles",
     "protocol_for",
     "protocol_named",
     "protocol_of_ref",

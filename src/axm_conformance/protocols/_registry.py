@@ -33,16 +33,16 @@ from importlib import metadata
 from typing import Any
 
 from axm_conformance._observation import CallableInfo, SubjectInfo
-from axm_conformance.errors import AxmConformanceError
-from axm_conformance.protocols.base import Missing, ToolProtocol, read
+from axm_conformance.protocols.base import Missing, Profile, RegistryError, ToolProtocol, read
 
 __all__ = [
     "ENTRY_POINT_GROUP",
-    "RegistryError",
     "UnknownProtocol",
     "detect",
     "entry_point_groups",
     "not_a_tool",
+    "profile_of_ref",
+    "profiles",
     "protocol_for",
     "protocol_named",
     "protocol_of_ref",
@@ -51,10 +51,6 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "axm_conformance.protocols"
-
-
-class RegistryError(AxmConformanceError):
-    """A protocol entry point that cannot be used; the message names it."""
 
 
 @functools.cache
@@ -83,7 +79,16 @@ def registered() -> dict[str, type[ToolProtocol]]:
             "reinstall axm-conformance (pip install axm-conformance, or pip install -e .)"
         )
     ordered = sorted(found.values(), key=lambda protocol: (protocol.detection_order, protocol.name))
+    for protocol in ordered:
+        protocol.profile()  # what it declares is held to the registry's rules now, not mid-run
     return {protocol.name: protocol for protocol in ordered}
+
+
+def profiles() -> dict[str, Profile]:
+    """Every registered protocol's face in the kit's process, by name, in detection order:
+    what the kit's process reads of a protocol (its adapter, :func:`registered`, is the
+    worker's)."""
+    return {name: protocol.profile() for name, protocol in registered().items()}
 
 
 def protocol_named(name: str) -> type[ToolProtocol]:
@@ -91,25 +96,30 @@ def protocol_named(name: str) -> type[ToolProtocol]:
     return registered().get(name, UnknownProtocol)
 
 
-def protocol_of_ref(ref: str) -> type[ToolProtocol] | None:
-    """The protocol that loads ``ref`` itself (its ``ref_prefix`` starts it), if any."""
+def profile_of_ref(ref: str) -> Profile | None:
+    """The profile of the protocol that loads ``ref`` itself (its ``ref_prefix`` starts it),
+    if any."""
     return next(
         (
-            protocol
-            for protocol in registered().values()
-            if protocol.ref_prefix and ref.startswith(protocol.ref_prefix)
+            profile
+            for profile in profiles().values()
+            if profile.ref_prefix and ref.startswith(profile.ref_prefix)
         ),
         None,
     )
+
+
+def protocol_of_ref(ref: str) -> type[ToolProtocol] | None:
+    """The adapter of the protocol that loads ``ref`` itself, if any."""
+    profile = profile_of_ref(ref)
+    return None if profile is None else registered()[profile.name]
 
 
 def entry_point_groups() -> dict[str, str]:
     """The entry-point groups tools are published in, by name, each with the protocol it
     implies."""
     groups = {
-        group: name
-        for name, protocol in registered().items()
-        for group in protocol.entry_point_groups
+        group: name for name, profile in profiles().items() for group in profile.entry_point_groups
     }
     return dict(sorted(groups.items()))
 

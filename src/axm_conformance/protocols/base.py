@@ -70,6 +70,7 @@ __all__ = [
     "ParameterInfo",
     "Policy",
     "Profile",
+    "RegistryError",
     "ResultFacts",
     "ResultModel",
     "Runner",
@@ -197,6 +198,10 @@ CAPABILITIES: dict[str, str] = {
         "judged as refused calls"
     ),
 }
+
+
+class RegistryError(AxmConformanceError):
+    """A protocol entry point that cannot be used; the message names it."""
 
 
 @dataclass
@@ -354,8 +359,10 @@ class ToolProtocol:
 
     @classmethod
     def profile(cls) -> Profile:
-        """The protocol as the kit's process knows it, carried by each tool it describes."""
-        return Profile(dict(cls.hints), cls.call_snippet, cls.snippet_setup, dict(cls.probes))
+        """The protocol's face in the kit's process, made once from what the class declares,
+        carried by each tool it describes. :class:`~axm_conformance.protocols.RegistryError`
+        names a capability it offers that neither the core nor the protocol defines."""
+        return _profile_of(cls)
 
     def input_schema(self) -> tuple[Any, str, str]:
         """The input schema, where it comes from ("declared", "derived"), and why there is
@@ -519,6 +526,40 @@ def _protocol_classes() -> list[type[ToolProtocol]]:
                 found.append(subclass)
                 pending.append(subclass)
     return found
+
+
+# Each protocol's profile, made once.
+_PROFILES: dict[type[ToolProtocol], Profile] = {}
+
+
+def _profile_of(protocol: type[ToolProtocol]) -> Profile:
+    if protocol in _PROFILES:
+        return _PROFILES[protocol]
+    known = capabilities()
+    unknown = sorted(protocol.capabilities - known.keys())
+    if unknown:
+        raise RegistryError(
+            f"protocol {protocol.name!r} offers {', '.join(map(repr, unknown))}, which neither "
+            "the core's CAPABILITIES nor any protocol's defines describes: define it"
+        )
+    _PROFILES[protocol] = Profile(
+        name=protocol.name,
+        title=protocol.title,
+        capabilities={
+            capability: known[capability] for capability in sorted(protocol.capabilities)
+        },
+        defines=dict(protocol.defines),
+        groups=protocol.groups,
+        entry_point_groups=protocol.entry_point_groups,
+        ref_prefix=protocol.ref_prefix,
+        result=protocol.result,
+        policy=protocol.policy,
+        hints=dict(protocol.hints),
+        call_snippet=protocol.call_snippet,
+        snippet_setup=protocol.snippet_setup,
+        probes=dict(protocol.probes),
+    )
+    return _PROFILES[protocol]
 
 
 def capabilities() -> dict[str, str]:

@@ -34,7 +34,7 @@ from axm_conformance._process.system import _trace
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._refs import LoadError
 from axm_conformance._settings import Settings, SettingsError
-from axm_conformance.protocols import LoadOptions, protocol_of_ref
+from axm_conformance.protocols import LoadOptions, profile_of_ref
 
 __all__ = ["WorkersAhead", "inspect_tools", "tool_worker"]
 
@@ -66,8 +66,8 @@ def inspect_tools(
     # meanwhile: its sandbox reaches it. Importing Python tools does not, unless the run gives
     # tools the network: their worker, cut off, is the one most tools are certified in.
     serves = any(
-        protocol is not None and "in-process" not in protocol.capabilities
-        for protocol in map(protocol_of_ref, refs)
+        profile is not None and "in-process" not in profile.capabilities
+        for profile in map(profile_of_ref, refs)
     )
     online = serves or bool(settings.network)
     config = _worker_config(
@@ -259,8 +259,8 @@ def _worker_config(
     runtimes of Node, Go and the JVM reserve more address space at start than they ever use.
     """
     serves = any(
-        protocol is not None and "in-process" not in protocol.capabilities
-        for protocol in map(protocol_of_ref, [refs] if isinstance(refs, str) else refs)
+        profile is not None and "in-process" not in profile.capabilities
+        for profile in map(profile_of_ref, [refs] if isinstance(refs, str) else refs)
     )
     # A server runs in a sandbox of its own, its worker (the kit's code alone) outside it: what
     # the server does to its sandbox (a kill of -1, say) cannot end the worker that reports it.
