@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from axm_conformance._checks import checks_for
 from axm_conformance._failure import format_failure
 from axm_conformance._jsonable import canonical_json, jsonable
-from axm_conformance._outcomes import Finding, Status, verdict, writable
+from axm_conformance._outcomes import Finding, Severity, Status, failing, verdict, writable
 from axm_conformance._version import __version__
 from axm_conformance.errors import AxmConformanceError
 
@@ -86,9 +86,6 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
     if outcome.status.failing or outcome.status is Status.WARNING:
         failure = {
             "summary": messages[0] if messages else "",
-            # Each finding as typed data: what fails and what only warns, what kind it is,
-            # where, and its facts.
-            "findings": [finding_record(finding) for finding in outcome.findings],
             "input": outcome.input if outcome.has_input else None,
             "input_label": outcome.input_label,
             "before": [
@@ -125,6 +122,9 @@ def item_record(tool: ToolReport, outcome: Outcome, settings: Settings) -> dict[
             "keywords": list(outcome.keywords),
             "sources": dict(outcome.sources),
             "duration": round(outcome.duration, 6),
+            # Each finding as typed data, whatever the outcome: what fails and what only warns,
+            # why a check judged nothing, what kind it is, where, and its facts.
+            "findings": [finding_record(finding) for finding in outcome.findings],
             "failure": failure,
         },
     }
@@ -310,10 +310,10 @@ class BaselineError(AxmConformanceError, ValueError):
 
 @dataclass(frozen=True)
 class KnownFailure:
-    """A failure a baseline knows, and why. With ``kind``, only a failure with a finding of
-    that kind is this one; with ``finding``, only one with a finding whose sentence contains that
-    text (for a check that tells its findings apart by no kind). A failure of the check otherwise
-    is a new failure."""
+    """A failure a baseline knows, and why. With ``kind``, only a failure with a failing finding
+    of that kind is this one; with ``finding``, only one with a failing finding whose sentence
+    contains that text (for a check that tells its findings apart by no kind); with both, one
+    finding must have both. A failure of the check otherwise is a new failure."""
 
     reason: str
     finding: str = ""
@@ -328,9 +328,9 @@ class KnownFailure:
 
     def is_among(self, findings: Iterable[Finding]) -> bool:
         """Whether a failure with these findings is the one known."""
-        found = list(findings)
-        return (not self.kind or any(self.kind == each.kind for each in found)) and (
-            not self.finding or any(self.finding in each.text for each in found)
+        return any(
+            (not self.kind or found.kind == self.kind) and self.finding in found.text
+            for found in failing(findings)
         )
 
 
@@ -361,24 +361,25 @@ def read_baseline(path: Path) -> dict[tuple[str, str], KnownFailure]:
 
 def baseline_of(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """A baseline listing every failed check of these records, its summary as the reason and,
-    where its first failing finding has a kind, that kind: the failure known, not the check."""
+    where the findings that failed it are all of one kind, that kind: the failure known, not
+    the check (a check failed by findings of several kinds is known as a whole, so that fixing
+    one of them is never a new failure)."""
     failures = sorted(
         (
-            (record["tool"]["key"], record["check"]["id"], record["check"]["failure"])
+            (record["tool"]["key"], record["check"]["id"], record["check"])
             for record in records
-            if Status(record["check"]["outcome"]).failing
+            if "check" in record and Status(record["check"]["outcome"]).failing
         ),
         key=lambda failure: failure[:2],
     )
-    return {"known_failures": [_known(tool, check, failure) for tool, check, failure in failures]}
+    return {"known_failures": [_known(tool, check, found) for tool, check, found in failures]}
 
 
-def _known(tool: str, check: str, failure: dict[str, Any]) -> dict[str, str]:
-    """One baseline entry, with the kind of its first failing finding where it has one."""
-    kinds = [
-        found["kind"]
-        for found in failure["findings"]
-        if found["severity"] in ("failure", "warning") and found["kind"]
+def _known(tool: str, check_id: str, check: dict[str, Any]) -> dict[str, str]:
+    entry = {"tool": tool, "check": check_id, "reason": check["failure"]["summary"]}
+    findings = [
+        Finding(found["text"], Severity(found["severity"]), kind=found["kind"])
+        for found in check["findings"]
     ]
-    entry = {"tool": tool, "check": check, "reason": failure["summary"]}
-    return entry | ({"kind": kinds[0]} if kinds else {})
+    kinds = {found.kind for found in failing(findings)}
+    return entry | ({"kind": kinds.pop()} if len(kinds) == 1 and "" not in kinds else {})

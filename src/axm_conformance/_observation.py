@@ -236,19 +236,19 @@ class Profile:
     ``snippet_setup`` lines); and, by name, the worker function that makes each of its probes.
     """
 
-    name: str = ""
-    title: str = ""
-    capabilities: Mapping[str, str] = field(default_factory=dict)
-    defines: Mapping[str, str] = field(default_factory=dict)
-    groups: tuple[str, ...] = ()
-    entry_point_groups: tuple[str, ...] = ()
-    ref_prefix: str = ""
-    result: ResultModel = field(default_factory=lambda: ResultModel("json"))
-    policy: Policy = field(default_factory=Policy)
     hints: Mapping[str, str] = field(default_factory=dict)
     call_snippet: str = ""
     snippet_setup: tuple[str, ...] = ()
     probes: Mapping[str, str] = field(default_factory=dict)
+    name: str = field(default="", kw_only=True)
+    title: str = field(default="", kw_only=True)
+    capabilities: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    defines: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    groups: tuple[str, ...] = field(default=(), kw_only=True)
+    entry_point_groups: tuple[str, ...] = field(default=(), kw_only=True)
+    ref_prefix: str = field(default="", kw_only=True)
+    result: ResultModel = field(default_factory=lambda: ResultModel("json"), kw_only=True)
+    policy: Policy = field(default_factory=Policy, kw_only=True)
 
     def snippet(self, input: str) -> tuple[str, ...]:
         """The Python that makes one call of the tool held in ``tool`` with ``input`` (the

@@ -21,6 +21,7 @@ __all__ = [
     "Severity",
     "Status",
     "Verdict",
+    "failing",
     "failure",
     "listed",
     "not_run",
@@ -120,8 +121,10 @@ class Finding:
     data: Mapping[str, Any] = field(default_factory=dict, kw_only=True, hash=False)
 
     def __post_init__(self) -> None:
-        # A sentence quoting what a tool was given or gave may carry a lone surrogate.
+        # A sentence quoting what a tool was given or gave may carry a lone surrogate, and so
+        # may a place named after a property.
         object.__setattr__(self, "text", writable(self.text))
+        object.__setattr__(self, "at", writable(self.at))
 
     @property
     def severe(self) -> bool:
@@ -130,6 +133,14 @@ class Finding:
 
     def __str__(self) -> str:
         return self.text
+
+
+def failing(findings: Iterable[Finding]) -> list[Finding]:
+    """The findings that made a check fail: its failures, or its warnings where it has none
+    (a strict run fails on them)."""
+    found = list(findings)
+    failures = [each for each in found if each.severity is Severity.FAILURE]
+    return failures or [each for each in found if each.severity is Severity.WARNING]
 
 
 # How many items of a list a finding names before saying how many more there are.

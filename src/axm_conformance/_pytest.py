@@ -520,6 +520,12 @@ class ConformanceItem(KitItem):
         if known is not None:
             if outcome.status.failing and known.is_among(outcome.findings):
                 pytest.xfail(f"known failure (baseline): {known.reason}")
+            if outcome.status.unjudged:
+                # Not judged is neither the known failure again nor a fix of it.
+                pytest.skip(
+                    f"{self.check.id}: " + "; ".join(outcome.messages) + "; the baseline's "
+                    f"known failure ({known.reason}) was not judged in this run"
+                )
             if outcome.status.failing:
                 raise CheckFailed(
                     f"{failure['report']}\nNot the failure the baseline knows of this check "

@@ -78,6 +78,7 @@ def test_kit_gives_the_listed_verdict_and_fails_exactly_the_listed_checks(
         allow_root=entry.get("allow_root", False),
         # A plain function is a tool of the protocol named for it only (Pydantic AI's).
         protocol=entry["protocol"] if entry.get("named") else "auto",
+        tool_budget=entry.get("tool_budget", 600.0),
     )
     tool = next(tool for tool in report.tools if tool.subject.ref == entry["ref"])
     found = {outcome.check_id for outcome in tool.failed}

@@ -630,6 +630,22 @@ def test_a_tool_budget_leaves_the_checks_it_cut_short_unjudged(pytester: pytest.
     assert "FAILED patient_echo::" not in summary
     assert "FAILED sleepy::result-type" not in summary
 
+    # A baseline's known failure of a check the budget cut short is neither known nor stale.
+    entry = {"tool": "patient_echo", "check": "result-json", "reason": "known"}
+    (pytester.path / "known.json").write_text(json.dumps({"known_failures": [entry]}))
+    again = run(
+        pytester,
+        "--axm-tool=zoo_axm:PatientTool",
+        "--axm-tool-budget=2",
+        "--axm-examples=20",
+        "--axm-baseline=known.json",
+        "-rs",
+    )
+    assert again.ret == pytest.ExitCode.OK
+    again.stdout.fnmatch_lines(
+        ["*result-json: not run: *the baseline's known failure (known) was not judged in this run"]
+    )
+
 
 def test_validators_are_certified_per_keyword(pytester: pytest.Pytester) -> None:
     keywords = "--axm-validator-keywords=type,maxLength,additionalProperties,required"

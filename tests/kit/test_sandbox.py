@@ -23,12 +23,14 @@ from typing import Any
 import psutil
 import pytest
 
-from axm_conformance import _api, check_tool
+from axm_conformance import _api, _checks, check_tool, protocols
 from axm_conformance._api import check_installed
+from axm_conformance._checks import _registry as _check_registry
 from axm_conformance._process._containment import contained, containment, refusal
 from axm_conformance._process.system import _sandbox, _trace
 from axm_conformance._process.system._sandbox import Sandbox, exit_status
 from axm_conformance._settings import Settings, SettingsError
+from axm_conformance.protocols import _registry as _protocol_registry
 from tests.conftest import FIXTURES
 
 SEED = 20261122
@@ -129,9 +131,20 @@ def test_settings_are_a_record_and_what_they_name_is_checked_once_against_the_ma
     def forbidden(*args: object) -> None:
         raise AssertionError("settings read the machine")
 
-    monkeypatch.setattr(_sandbox, "support", forbidden)
-    monkeypatch.setattr(_api, "load_check_plugins", forbidden)
-    monkeypatch.setattr(_api, "profiles", forbidden)
+    # Where each is defined, and every door it is taken through.
+    for module, name in [
+        (_sandbox, "support"),
+        (_sandbox, "_support"),
+        (_check_registry, "load_check_plugins"),
+        (_checks, "load_check_plugins"),
+        (_api, "load_check_plugins"),
+        (_protocol_registry, "registered"),
+        (_protocol_registry, "profiles"),
+        (protocols, "registered"),
+        (protocols, "profiles"),
+        (_api, "profiles"),
+    ]:
+        monkeypatch.setattr(module, name, forbidden)
     asked = Settings(protocol="openapi", checks=("no-such-check",), sandbox="required")
     monkeypatch.undo()
     with pytest.raises(SettingsError, match=r"protocol must be one of auto, .*, not 'openapi'"):

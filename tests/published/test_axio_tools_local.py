@@ -81,9 +81,7 @@ class Run:
 
     def failed(self, name: str) -> dict[str, str]:
         return {
-            check["id"]: " / ".join(found["text"] for found in check["failure"]["findings"])
-            if check.get("failure")
-            else check.get("reason", "")
+            check["id"]: " / ".join(found["text"] for found in check["findings"])
             for check in self.tool(name)["checks"]
             if check["outcome"] == "failed"
         }

@@ -1659,7 +1659,8 @@ CASES = [
         "a dict",
         failure(
             "answered an invalid input: returned a dict, not the protocol's tool-result "
-            "(with a 'success' field)"
+            "(with a 'success' field)",
+            kind="not-a-result",
         ),
         call=invalid(returned(value({"error": "bad"}))),
     ),
@@ -1678,7 +1679,10 @@ CASES = [
     case(
         "invalid-input-handled",
         "a raise where a failed result is wanted",
-        failure("raised TypeError: it went wrong on an invalid input; the AXM protocol wants a"),
+        failure(
+            "raised TypeError: it went wrong on an invalid input; the AXM protocol wants a",
+            kind="raised",
+        ),
         call=invalid(raised(exception("TypeError", "raise"))),
     ),
     case(
@@ -1686,7 +1690,9 @@ CASES = [
         "a crash the runtime keeps from the tool",
         warning(
             "raised KeyError: it went wrong on an invalid input; the AXM protocol wants a "
-            "failed result; the runtime validates arguments first"
+            "failed result; the runtime validates arguments first",
+            # Absorbed by the runtime's validation, a finding keeps its kind as a warning.
+            kind="raised",
         ),
         subject=ABSORBING,
         call=invalid(raised(exception("KeyError"))),
@@ -1697,7 +1703,8 @@ CASES = [
         warning(
             "raised ValueError: it went wrong on an invalid input (raised on purpose by the "
             "tool's own code in tools.execute); the runtime turns it into a failed result; the "
-            "runtime validates arguments first"
+            "runtime validates arguments first",
+            kind="absorbed",
         ),
         subject=ABSORBING,
         call=invalid(raised(exception("ValueError", "raise"))),
@@ -1749,7 +1756,7 @@ CASES = [
     case(
         "invalid-input-handled",
         "tool_use: the handler ran, the registry reported success",
-        failure("the handler ran although the input breaks the schema"),
+        failure("the handler ran although the input breaks the schema", kind="ran"),
         failure("the registry answered 'success', not a failure with errors", kind="not-a-refusal"),
         subject=TOOL_USE,
         call=invalid(returned(value({"status": "success", "errors": []}), handler_called=True)),
@@ -1757,7 +1764,10 @@ CASES = [
     case(
         "invalid-input-handled",
         "tool_use: the registry raised",
-        failure("the registry raised RuntimeError: it went wrong instead of reporting a failure"),
+        failure(
+            "the registry raised RuntimeError: it went wrong instead of reporting a failure",
+            kind="raised",
+        ),
         subject=TOOL_USE,
         call=invalid(raised(exception("RuntimeError"), handler_called=False)),
     ),

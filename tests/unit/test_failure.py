@@ -19,6 +19,7 @@ from axm_conformance._certificate import (
     certificate,
     item_record,
     read_baseline,
+    unloadable_record,
     write_json,
 )
 from axm_conformance._failure import elided, format_failure, stderr_tail
@@ -97,9 +98,9 @@ def test_a_short_stderr_tail_is_shown_whole() -> None:
 
 def test_the_certificate_keeps_the_whole_value() -> None:
     tool, outcome = failed_on_a_long_input()
-    failure = item_record(tool, outcome, Settings())["check"]["failure"]
-    assert failure["input"] == {"text": LONG}
-    assert failure["findings"] == [
+    check = item_record(tool, outcome, Settings())["check"]
+    assert check["failure"]["input"] == {"text": LONG}
+    assert check["findings"] == [
         {
             "text": f"raised ValueError: {LONG}",
             "severity": "failure",
@@ -417,30 +418,38 @@ def test_a_result_holding_a_lone_surrogate_is_not_strict_json() -> None:
 
 def test_a_finding_keeps_its_kind_place_and_facts_and_a_baseline_knows_it_by_kind() -> None:
     """What a finding is, where and with what facts is data in the certificate; a baseline
-    written from it knows the failure by its kind, and another kind of the check is new."""
+    written from it knows the failure by the kind of the findings that failed the check, and a
+    failure of another kind is new."""
     tool, outcome = failed_on_a_long_input()
     typed = failure("raised ValueError", kind="crash", at="/text", data={"exception": "E"})
-    kinded = dataclasses.replace(outcome, findings=(typed, warning("and this", kind="absorbed")))
+    kinded = dataclasses.replace(outcome, findings=(warning("and this", kind="absorbed"), typed))
     record = item_record(tool, kinded, Settings())
-    assert record["check"]["failure"]["findings"][0] == {
+    assert record["check"]["findings"][1] == {
         "text": "raised ValueError",
         "severity": "failure",
         "kind": "crash",
         "at": "/text",
         "data": {"exception": "E"},
     }
-    (entry,) = baseline_of([record])["known_failures"]
+    # The warning came first, but the failure is what failed the check.
+    (entry,) = baseline_of([record, unloadable_record("gone:tool", "boom")])["known_failures"]
     assert entry == {
         "tool": "word_count",
         "check": "no-unexpected-exception",
-        "reason": "raised ValueError",
+        "reason": "and this",
         "kind": "crash",
     }
     known = KnownFailure(entry["reason"], kind=entry["kind"])
     assert known.is_among(kinded.findings)
     assert not known.is_among((failure("raised ValueError", kind="not-allowed"),))
-    assert not KnownFailure("", finding="other").is_among(kinded.findings)
+    # A kind only a warning has is not what failed a check that has failures.
+    assert not KnownFailure("", kind="absorbed").is_among(kinded.findings)
+    assert not KnownFailure("", kind="crash", finding="and this").is_among(kinded.findings)
     assert known.wanted == "a finding of kind 'crash'"
+    # Failed by findings of two kinds, a check is known as a whole: fixing one is no new failure.
+    two = dataclasses.replace(outcome, findings=(typed, failure("also", kind="not-allowed")))
+    (whole,) = baseline_of([item_record(tool, two, Settings())])["known_failures"]
+    assert "kind" not in whole
 
 
 def test_a_baseline_entry_of_the_wrong_shape_is_named(tmp_path: Path) -> None:
@@ -459,5 +468,5 @@ def test_the_certificate_keeps_each_findings_severity() -> None:
     mixed = dataclasses.replace(
         outcome, findings=(*outcome.findings, warning("also this, a warning"))
     )
-    failure = item_record(tool, mixed, Settings())["check"]["failure"]
-    assert [found["severity"] for found in failure["findings"]] == ["failure", "warning"]
+    check = item_record(tool, mixed, Settings())["check"]
+    assert [found["severity"] for found in check["findings"]] == ["failure", "warning"]

@@ -20,7 +20,7 @@ from axm_conformance._feeds import (
 )
 from axm_conformance._jsonable import canonical_json
 from axm_conformance._observation import Call, Observation, Step
-from axm_conformance._outcomes import Finding, Severity, note
+from axm_conformance._outcomes import Finding, Severity, failing, note
 from axm_conformance._strategies import (
     shrink_size,
     smaller,
@@ -350,13 +350,16 @@ def mistakes(session: Session, value: Any) -> frozenset[tuple[str, str]]:
     )
 
 
-def failure_kind(session: Session, call: Call, violations: tuple[Finding, ...]) -> tuple[bool, str]:
-    """What a smaller input's failure must share with the one found: as severe, and the
-    same end of the call (the same exception raised, the same crash, a result)."""
+def failure_kind(
+    session: Session, call: Call, violations: tuple[Finding, ...]
+) -> tuple[bool, str, frozenset[str]]:
+    """What a smaller input's failure must share with the one found: as severe, the same end
+    of the call (the same exception raised, the same crash, a result), and findings of the
+    same kinds (what a baseline knows the failure by)."""
     observation = call.observation
     end: str = observation.status
     if observation.exception is not None:
         end = f"raised {observation.exception.qualified_name}"
     elif observation.crash_kind:
         end = f"crashed {observation.crash_kind}"
-    return any_severe(violations), end
+    return any_severe(violations), end, frozenset(found.kind for found in failing(violations))

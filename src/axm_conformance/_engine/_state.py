@@ -124,7 +124,7 @@ class SessionState:
     # Generated valid inputs the strategy threw away as invalid.
     discarded: int = 0
     # The tool's time budget: past this (time.monotonic) no call is made, and the feeds that
-    # had not finished leave their checks failing as "not run".
+    # had not finished leave their checks not run.
     deadline: float = math.inf
     exhausted: bool = False
     finished: set[Feed] = field(default_factory=set)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -119,11 +120,15 @@ class CallCrashed(AxmConformanceError):
     """What a protocol raises when the process serving a call died or broke its transport
     during the call: a crash of the tool, reported as the worker's own crashes are, not an
     exception it raised. The message says what happened; ``stderr_tail`` what that process
-    wrote last."""
+    wrote last; ``kind`` how it crashed, as a worker's crash is told (``exited``, or
+    ``channel`` when what it answered could not be read)."""
 
-    def __init__(self, message: str, stderr_tail: str = "") -> None:
+    def __init__(
+        self, message: str, stderr_tail: str = "", kind: Literal["exited", "channel"] = "exited"
+    ) -> None:
         super().__init__(message)
         self.stderr_tail = stderr_tail
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -528,8 +533,8 @@ def _protocol_classes() -> list[type[ToolProtocol]]:
     return found
 
 
-# Each protocol's profile, made once.
-_PROFILES: dict[type[ToolProtocol], Profile] = {}
+# Each protocol's profile, made once; a protocol class that is gone (a test's) takes its own.
+_PROFILES: weakref.WeakKeyDictionary[type[ToolProtocol], Profile] = weakref.WeakKeyDictionary()
 
 
 def _profile_of(protocol: type[ToolProtocol]) -> Profile:

@@ -278,7 +278,7 @@ def _invoke(
     except CallCrashed as exc:
         observation = Observation(
             status="crashed",
-            crash_kind="exited",
+            crash_kind=exc.kind,
             crash_detail=str(exc),
             stderr_tail=exc.stderr_tail,
             duration=time.perf_counter() - started,

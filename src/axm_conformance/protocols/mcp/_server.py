@@ -209,7 +209,9 @@ class Connection:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
         except Malformed as exc:
             self.close()
-            raise CallCrashed(f"the answer could not be read: {exc}", stderr_tail()) from None
+            raise CallCrashed(
+                f"the answer could not be read: {exc}", stderr_tail(), kind="channel"
+            ) from None
         except WireError as exc:
             self.close()
             raise CallCrashed(f"the server stopped serving: {exc}", stderr_tail()) from None
