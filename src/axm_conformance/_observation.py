@@ -246,7 +246,7 @@ class Profile:
     defines: Mapping[str, str] = field(default_factory=dict, kw_only=True)
     groups: tuple[str, ...] = field(default=(), kw_only=True)
     entry_point_groups: tuple[str, ...] = field(default=(), kw_only=True)
-    ref_prefix: str = field(default="", kw_only=True)
+    ref_prefix: str | tuple[str, ...] = field(default="", kw_only=True)
     result: ResultModel = field(default_factory=lambda: ResultModel("json"), kw_only=True)
     policy: Policy = field(default_factory=Policy, kw_only=True)
 

@@ -84,8 +84,9 @@ OPTIONS: tuple[Option, ...] = (
         "--axm-tool",
         "axm_tools",
         "A tool to certify: module:attr (a tool, a class, an async def handler, a ToolEntry, "
-        "a @tool function, or a list/dict of them), entry-point:GROUP[:NAME], or mcp:COMMAND (an "
-        "MCP server over stdio; REF[TOOL] picks one tool). Repeatable. "
+        "a @tool function, or a list/dict of them), entry-point:GROUP[:NAME], mcp:COMMAND (an "
+        "MCP server over stdio) or mcp-http:COMMAND (over Streamable HTTP, on the port given "
+        "as {port}); REF[TOOL] picks one tool. Repeatable. "
         "Default: the tools the project under test publishes as entry points.",
         metavar="REF",
         repeatable=True,

@@ -107,7 +107,7 @@ async def _called(cleanup: Callable[[], Any]) -> None:
 def _load_attribute(ref: str, protocol: str) -> Loaded:
     usage = (
         "a tool reference: use module:attribute (e.g. mypkg.tools:WordCountTool), "
-        "entry-point:GROUP[:NAME] or mcp:COMMAND"
+        "entry-point:GROUP[:NAME], mcp:COMMAND or mcp-http:COMMAND"
     )
     return _expand(ref, import_attribute(ref, usage), protocol)
 

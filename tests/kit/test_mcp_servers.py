@@ -21,6 +21,7 @@ import pytest
 from axm_conformance import check_tool
 from axm_conformance._certificate import spoken
 from axm_conformance._checks import checks_for
+from axm_conformance._process.system import _sandbox
 from axm_conformance.protocols.base import LoadOptions
 from axm_conformance.protocols.mcp import McpProtocol
 from axm_conformance.protocols.mcp._server import Connection
@@ -143,6 +144,39 @@ def test_the_version_spoken_is_on_the_server_and_each_of_its_tools(version: str)
     }
     assert spoken({"protocol": "mcp", "protocol_version": version}) == f"mcp {version}"
     assert spoken({"protocol": "axm", "protocol_version": None}) == "axm"
+
+
+def _judged(ref: str) -> dict[str, tuple[str, list[str], list[str]]]:
+    """Each subject's verdict, failed checks and warned checks, by its name."""
+    report = check_tool(ref, examples=10, seed=SEEDS[0])
+    return {
+        str(tool.subject.name if tool.subject.kind == "tool" else "SERVER"): (
+            tool.verdict.verdict,
+            sorted(outcome.check_id for outcome in tool.failed),
+            sorted(o.check_id for o in tool.outcomes if o.status == "warning"),
+        )
+        for tool in report.tools
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(_sandbox.support()), reason="an HTTP server is certified in the sandbox")
+def test_a_server_over_http_gets_the_listing_and_the_verdicts_it_gets_over_stdio() -> None:
+    """The same server, spoken to over Streamable HTTP (mcp-http:, the port given as {port})
+    and over stdio: the same tools, and for each the same verdict, failures and warnings."""
+    command = shlex.join([sys.executable, str(SERVERS / "sdk_server.py")])
+    over_stdio = _judged(f"mcp:{command}")
+    over_http = _judged(f"mcp-http:{command} --http {{port}}")
+    assert set(over_http) == set(over_stdio) == {"SERVER", "word_stats", "repeat", "divide"}
+    assert over_http == over_stdio
+
+
+def test_an_http_server_that_names_no_port_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--axm-conformance", "--axm-tool=mcp-http:my-server --port 80"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*does not say where the server listens: put {port}*"])
 
 
 RATE_LIMITED = {"script": "word_server.py", "args": ["--era", "current", "--rate-limit", "10/2"]}

@@ -235,8 +235,9 @@ class ToolProtocol:
     # The framework's class its tools are instances of, as (module, class name): a subclass
     # defined in any module under that one counts (see derives_from).
     tool_class: ClassVar[tuple[str, str] | None] = None
-    # The prefix of the references this protocol loads itself (``mcp:COMMAND``), with load_ref.
-    ref_prefix: ClassVar[str] = ""
+    # The prefix, or the prefixes, of the references this protocol loads itself
+    # (``mcp:COMMAND``, ``mcp-http:COMMAND``), with load_ref.
+    ref_prefix: ClassVar[str | tuple[str, ...]] = ""
     # Detection tries protocols in this order (lowest first): the most specific shape first.
     detection_order: ClassVar[int] = 10
     # The protocols whose shape this one's is a special case of: an object both detect is this

@@ -31,6 +31,7 @@ from axm_conformance._process.child._exceptions import type_name
 from axm_conformance._process.child._lineage import LINEAGE
 from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system._platform import KIT_THREAD
 from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import Started
 from axm_conformance._process.system._trace import bytecode_cache
@@ -155,7 +156,7 @@ class Watch:
             for thread in threading.enumerate()
             if thread not in self.threads
             and thread.is_alive()
-            and not thread.name.startswith(_LOOP_THREAD_PREFIX)
+            and not thread.name.startswith((_LOOP_THREAD_PREFIX, KIT_THREAD))
         ]
         if not left:
             return []

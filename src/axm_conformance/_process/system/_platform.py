@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
+    "KIT_THREAD",
     "PLATFORM",
     "PORTABLE_VARIABLE",
     "SYSTEM_VARIABLES",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 PORTABLE_VARIABLE = "AXM_CONFORMANCE_PORTABLE"
+# How the threads the kit starts in a worker for a tool's transport are named, so that what
+# watches a call does not take them for the tool's.
+KIT_THREAD = "axm-conformance-"
 # What a process the kit starts takes from its environment besides what it is given: the path,
 # the locale, and what Windows cannot start a process without (an interpreter missing
 # SYSTEMROOT cannot even seed its random numbers there).

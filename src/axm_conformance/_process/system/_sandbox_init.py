@@ -8,18 +8,24 @@ unconfined server gives (they may be ending on their own), then writes what stil
 ``pid command`` line each, to the descriptor it was given, and exits with the server's status.
 
 It is run by path with the standard library alone (``python -I .../_sandbox_init.py FD
-[--traced FD] -- ARGV``): a server's sandbox need not be able to import the kit. A traced
-server's ARGV starts with strace's words (see ``_trace``), which write to the descriptor given:
-strace makes itself a grandchild of this program, which tells it from what the server left by
-the server's ``TracerPid``.
+[--traced FD] [--relay SOCKET PORT] -- ARGV``): a server's sandbox need not be able to import
+the kit. A traced server's ARGV starts with strace's words (see ``_trace``), which write to the
+descriptor given: strace makes itself a grandchild of this program, which tells it from what
+the server left by the server's ``TracerPid``. With ``--relay``, a server that serves HTTP on
+loopback is reached from outside the sandbox's network namespace: each connection to the Unix
+socket SOCKET (a path, which the namespace does not separate) is joined to a connection to
+PORT on the sandbox's own loopback.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 # As long as the check of an unconfined server waits for its children to end (the MCP
@@ -30,14 +36,26 @@ _POLL = 0.05
 _ATTACH_WAIT = 5.0
 
 
+_USAGE = "usage: _sandbox_init.py FD [--traced FD] [--relay SOCKET PORT] -- COMMAND [ARGS...]\n"
+# The options, each with how many words follow it.
+_WORDS = {"--traced": 1, "--relay": 2}
+
+
 def main(argv: list[str]) -> int:
     report, *rest = argv
-    # A traced server's trace goes to this descriptor, which strace is given.
-    trace = int(rest[1]) if rest[:1] == ["--traced"] and len(rest) > 1 else None
-    separator, *command = rest if trace is None else rest[2:]
-    if separator != "--" or not command:
-        sys.stderr.write("usage: _sandbox_init.py FD [--traced FD] -- COMMAND [ARGUMENTS...]\n")
+    options: dict[str, list[str]] = {}
+    while rest and rest[0] in _WORDS:
+        count = _WORDS[rest[0]]
+        options[rest[0]], rest = rest[1 : 1 + count], rest[1 + count :]
+    separator, *command = rest or [""]
+    if separator != "--" or not command or any(len(v) != _WORDS[k] for k, v in options.items()):
+        sys.stderr.write(_USAGE)
         return 2
+    # A traced server's trace goes to this descriptor, which strace is given.
+    trace = int(options["--traced"][0]) if "--traced" in options else None
+    if "--relay" in options:
+        path, port = options["--relay"]
+        _relay(path, int(port))
     # bwrap sets PWD in the sandbox; the server gets the environment its client gave, no more.
     environment = {name: value for name, value in os.environ.items() if name != "PWD"}
     try:
@@ -61,6 +79,46 @@ def main(argv: list[str]) -> int:
     with os.fdopen(int(report), "w") as out:
         out.writelines(f"{pid} {command}\n" for pid, command in sorted(left.items()))
     return 128 - status if status < 0 else status
+
+
+def _relay(path: str, port: int) -> None:
+    """Join each connection to the Unix socket at ``path`` to one to ``port`` on loopback, in
+    threads of this program, for as long as it runs."""
+    if sys.platform == "win32":
+        raise OSError("a sandbox is Linux's")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+
+    def serve() -> None:
+        while True:
+            outside, _ = listener.accept()
+            threading.Thread(target=_join, args=(outside, port), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def _join(outside: socket.socket, port: int) -> None:
+    try:
+        inside = socket.create_connection(("127.0.0.1", port))
+    except OSError:
+        outside.close()  # not listening yet: the client asks again
+        return
+    back = threading.Thread(target=_pump, args=(inside, outside), daemon=True)
+    back.start()
+    _pump(outside, inside)
+    back.join()
+    inside.close()
+    outside.close()
+
+
+def _pump(source: socket.socket, target: socket.socket) -> None:
+    """Copy one direction until it ends, then end it on the other side too."""
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            target.sendall(data)
+    with contextlib.suppress(OSError):
+        target.shutdown(socket.SHUT_WR)
 
 
 def _tracer_of(server: subprocess.Popen[bytes]) -> int | None:

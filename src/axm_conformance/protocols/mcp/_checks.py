@@ -203,7 +203,18 @@ def server_tools_capability(subject: SubjectInfo, context: CheckContext) -> Foun
         yield f"the server declares the capabilities {sorted(capabilities)}, without tools"
 
 
-@check("server-stdout-clean", "server", subject="server")
+def _over_stdio(subject: SubjectInfo) -> str | None:
+    """Applies to a server spoken to over stdio, whose stdout is the wire and whose session
+    ends when its input closes."""
+    if _facts(subject).over_http:
+        return (
+            "served over HTTP: its stdout is a log, not the wire, and it ends when its host "
+            "stops it, not when a client's input closes"
+        )
+    return None
+
+
+@check("server-stdout-clean", "server", applies=_over_stdio, subject="server")
 def server_stdout_clean(subject: SubjectInfo, context: CheckContext) -> Found:
     """The server's stdout carries only JSON-RPC messages."""
     lines = [
@@ -244,7 +255,9 @@ def unknown_tool_refused(subject: SubjectInfo, context: CheckContext) -> Found:
 @check(
     "server-exits",
     "server",
-    applies=lambda s: "the server never started" if _facts(s).exited is None else None,
+    applies=lambda s: (
+        _over_stdio(s) or ("the server never started" if _facts(s).exited is None else None)
+    ),
     subject="server",
 )
 def server_exits(subject: SubjectInfo, context: CheckContext) -> Found:

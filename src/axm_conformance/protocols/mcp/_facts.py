@@ -56,6 +56,9 @@ class ServerFacts:
     ``hidden`` names, when the handshake failed in a sandbox, the paths the server's command or
     its last words name that exist on this machine but that the sandbox hides (a private
     temporary directory): the kit's environment, not the server, may be why it failed.
+
+    ``over_http`` says the server was spoken to over Streamable HTTP: its stdout is a log, not
+    the wire, and it ends when its host stops it, not when its input closes.
     """
 
     started: str
@@ -81,3 +84,4 @@ class ServerFacts:
     hidden: tuple[str, ...] = ()
     ended_on_probe: bool = False
     ping: str | None = None
+    over_http: bool = False  # served over Streamable HTTP, not stdio

@@ -81,7 +81,11 @@ def _own_session(server: McpServer, slowest: float = 0.0) -> Session:
     """A session of the probe's own with the server, not started yet, given the start
     allowance of a server whose ``slowest`` start in the run took that many seconds."""
     session = Session(
-        server.command, os.getcwd(), server_env(server.options), sandbox=server.options.sandbox
+        server.command,
+        os.getcwd(),
+        server_env(server.options),
+        sandbox=server.options.sandbox,
+        http_path=server.http_path,
     )
     session.timeout = server.options.timeout
     session.start_allowance = start_allowance(server.options.timeout, slowest)
@@ -93,12 +97,16 @@ def probe(server: McpServer) -> ServerFacts:
     listings, every line it wrote, and how it ended when its input closed; then, if it exited,
     how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
-    memo = StartMemo(server.command, server.options)
+    memo = StartMemo(server.command, server.options, server.http_path)
     session = _own_session(server, memo.recall()[1])
     try:
         session.start()
     except WireError as exc:
-        return ServerFacts(started=str(exc), hidden=tuple(session.hidden(str(exc))))
+        return ServerFacts(
+            started=str(exc),
+            hidden=tuple(session.hidden(str(exc))),
+            over_http=server.http_path is not None,
+        )
     started = time.monotonic()
     handshake: Handshake | None = None
     unknown_tool = ""
@@ -166,6 +174,7 @@ def probe(server: McpServer) -> ServerFacts:
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
         hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
+        over_http=server.http_path is not None,
     )
 
 

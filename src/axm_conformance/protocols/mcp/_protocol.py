@@ -34,12 +34,14 @@ from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox,
 from axm_conformance.protocols.mcp._probe import probe
 from axm_conformance.protocols.mcp._refusals import judge_invalid
 from axm_conformance.protocols.mcp._server import (
+    HTTP_PREFIX,
     PREFIX,
     Answer,
     Connection,
     McpServer,
     McpTool,
     command_of,
+    http_path_of,
     listing,
     stderr_tail,
 )
@@ -63,7 +65,7 @@ class McpProtocol(ToolProtocol):
     }
     # The server as a whole is judged first: its tools are reached through it.
     groups = ("server",)
-    ref_prefix = PREFIX
+    ref_prefix = (PREFIX, HTTP_PREFIX)
     detection_order = 60
     result = ResultModel(
         "tool-result",
@@ -106,9 +108,9 @@ class McpProtocol(ToolProtocol):
     def load_ref(cls, ref: str, options: LoadOptions, cleanups: Cleanups | None) -> Loaded:
         """The server and every tool it lists; a server that cannot be spoken to is only the
         server (whose checks say why). A command that cannot be run is a :class:`LoadError`."""
-        command = command_of(ref)
-        server = McpServer(command, options)
-        connection = Connection(command, options)
+        command, http_path = command_of(ref), http_path_of(ref)
+        server = McpServer(command, options, http_path=http_path)
+        connection = Connection(command, options, http_path=http_path)
         if cleanups is not None:
             cleanups.append(connection.close)
         try:

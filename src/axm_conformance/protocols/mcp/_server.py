@@ -32,10 +32,12 @@ from axm_conformance.protocols.base import (
     snapshot,
 )
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
+from axm_conformance.protocols.mcp._http import DEFAULT_PATH
 from axm_conformance.protocols.mcp._wire import Malformed, Session, WireError
 
 __all__ = [
     "CLOSE_GRACE",
+    "HTTP_PREFIX",
     "PREFIX",
     "Answer",
     "Connection",
@@ -43,6 +45,7 @@ __all__ = [
     "McpTool",
     "StartMemo",
     "command_of",
+    "http_path_of",
     "listing",
     "server_env",
     "start_allowance",
@@ -50,6 +53,8 @@ __all__ = [
 ]
 
 PREFIX = "mcp:"
+# A server started by the kit that serves Streamable HTTP on the port given as ``{port}``.
+HTTP_PREFIX = "mcp-http:"
 # A listing that still gives a next cursor after this many pages does not end.
 _MAX_PAGES = 100
 # How long a server whose input closed gets to finish before it is killed, where how it ends
@@ -79,14 +84,27 @@ def start_allowance(timeout: float, slowest: float = 0.0) -> float:
 
 
 def command_of(ref: str) -> list[str]:
-    """The command line an ``mcp:`` reference names; :class:`LoadError` when it names none."""
+    """The command line an ``mcp:`` or ``mcp-http:`` reference names; :class:`LoadError` when
+    it names none, or an HTTP server's names no ``{port}`` to serve on."""
+    prefix = HTTP_PREFIX if ref.startswith(HTTP_PREFIX) else PREFIX
     try:
-        argv = shlex.split(ref[len(PREFIX) :])
+        argv = shlex.split(ref[len(prefix) :])
     except ValueError as exc:
         raise LoadError(f"{ref!r}: the command line does not split ({exc})") from None
     if not argv:
-        raise LoadError(f"{ref!r} names no command: use mcp:COMMAND [ARGUMENTS...]")
+        raise LoadError(f"{ref!r} names no command: use {prefix}COMMAND [ARGUMENTS...]")
+    if prefix == HTTP_PREFIX and not any("{port}" in word for word in argv):
+        raise LoadError(
+            f"{ref!r} does not say where the server listens: put {{port}} where the command "
+            "takes its port (mcp-http:my-server --port {port}); the kit picks it"
+        )
     return argv
+
+
+def http_path_of(ref: str) -> str | None:
+    """The path of the MCP endpoint of a server an ``mcp-http:`` reference starts (None for a
+    server over stdio)."""
+    return DEFAULT_PATH if ref.startswith(HTTP_PREFIX) else None
 
 
 def server_env(options: LoadOptions) -> dict[str, str]:
@@ -108,11 +126,12 @@ class StartMemo:
 
     command: list[str]
     options: LoadOptions
+    http_path: str | None = None
 
     def _file(self) -> str:
         if not self.options.memo:
             return ""
-        key = canonical_json([self.command, dict(self.options.env)])
+        key = canonical_json([self.command, dict(self.options.env), self.http_path])
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return os.path.join(self.options.memo, digest)
 
@@ -145,6 +164,7 @@ class Connection:
     command: list[str]
     options: LoadOptions
     offline: bool = False  # the server cut off from the network (see _wire.cut_off)
+    http_path: str | None = None  # served over HTTP at this path (see Session)
     session: Session | None = None
     handshake: Handshake | None = None
     # The working directory after the last call: what the next call's first look starts from.
@@ -161,7 +181,7 @@ class Connection:
     def open(self) -> Session:
         if self.session is None:
             session = self._unstarted()
-            memo = StartMemo(self.command, self.options)
+            memo = StartMemo(self.command, self.options, self.http_path)
             known, slowest = memo.recall()
             session.timeout = self.options.timeout
             session.start_allowance = start_allowance(self.options.timeout, slowest)
@@ -185,6 +205,7 @@ class Connection:
             stderr_fd=_WORKER_STDERR,
             offline=self.offline,
             sandbox=self.options.sandbox,
+            http_path=self.http_path,
         )
 
     def hidden(self, said: str) -> list[str]:
@@ -217,9 +238,9 @@ class Connection:
             raise CallCrashed(f"the server stopped serving: {exc}", stderr_tail()) from None
         after = self.files = snapshot(session.cwd, before)
         wire_errors = [*session.problems[problems:]]
+        wrote = "sent data" if self.http_path is not None else "wrote a line to stdout"
         wire_errors += [
-            f"wrote a line to stdout that is not a JSON-RPC message: {line!r}"
-            for line in session.strays[strays:]
+            f"{wrote} that is not a JSON-RPC message: {line!r}" for line in session.strays[strays:]
         ]
         return Answer(
             response,
@@ -327,7 +348,11 @@ class McpTool:
         network, and stopped after them."""
         shared = self._connection
         self._connection = Connection(
-            shared.command, shared.options, offline=True, error_texts=shared.error_texts
+            shared.command,
+            shared.options,
+            offline=True,
+            http_path=shared.http_path,
+            error_texts=shared.error_texts,
         )
         try:
             yield
@@ -410,6 +435,7 @@ class McpServer:
     name: str = ""
     # Why its tools could not be listed at load ("" when they were).
     unreachable: str = ""
+    http_path: str | None = None  # served over HTTP at this path (see Session)
 
     def __repr__(self) -> str:
         return f"<MCP server {shlex.join(self.command)}>"

@@ -28,16 +28,21 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import psutil
+
 from axm_conformance._process.system import _trace
+from axm_conformance._process.system._platform import KIT_THREAD
 from axm_conformance._process.system._sandbox import (
     PRIVATE_TEMPORARY,
     SANDBOX_INIT,
@@ -49,6 +54,7 @@ from axm_conformance._process.system._sandbox import (
 )
 from axm_conformance._process.system._tasks import TaskGroup
 from axm_conformance.errors import AxmConformanceError
+from axm_conformance.protocols.mcp._http import Endpoint, Failed, HttpWire, free_port
 from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
 from axm_conformance.protocols.mcp._schema import schema_errors
 
@@ -146,11 +152,15 @@ def cut_off(argv: Sequence[str]) -> list[str]:
 
 @dataclass
 class Session:
-    """One running server, spoken to over its stdin and stdout.
+    """One running server, spoken to over its stdin and stdout, or over Streamable HTTP.
 
     ``problems`` says where a message the server wrote breaks the official schema of its
     version, ``strays`` keeps every line of stdout that is not a JSON-RPC message (a print, a
     log line, a banner). ``stderr`` keeps the end of what it wrote there, for reports.
+
+    With an ``http_path``, the server serves HTTP on loopback instead, at a port the kit picks
+    and gives it as ``{port}`` in its command and environment; its sandbox's network is its
+    own, reached through a relay (see ``_sandbox_init``); its stdout is a log, not the wire.
     """
 
     argv: Sequence[str]
@@ -176,43 +186,58 @@ class Session:
     _trace_read: int = 0
     _refused_when_closed: list[str] = field(default_factory=list)
     _tasks: TaskGroup | None = None
+    http_path: str | None = None
+    _http: HttpWire | None = None
+    _relay_dir: str = ""
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)
     _process: subprocess.Popen[bytes] | None = None
-    _lines: queue.Queue[bytes | None] = field(default_factory=queue.Queue)
+    _lines: queue.Queue[bytes | Failed | None] = field(default_factory=queue.Queue)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
-        argv = list(self.argv)
+        argv, env = list(self.argv), dict(self.env)
         passed: tuple[int, ...] = ()
+        endpoint: Endpoint | None = None
+        if self.http_path is not None:
+            if self.sandbox is None:
+                raise CannotStart(
+                    "a server served over HTTP is certified in the sandbox (bubblewrap), which "
+                    "cuts it off from the network and still reaches it: this run has none"
+                )
+            port = free_port()
+            argv = [word.replace("{port}", str(port)) for word in argv]
+            env = {name: value.replace("{port}", str(port)) for name, value in env.items()}
+            self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
+            endpoint = Endpoint(port, self.http_path, os.path.join(self._relay_dir, "relay"))
         if self.sandbox is not None:
             sandbox = (
                 dataclasses.replace(self.sandbox, network=False) if self.offline else self.sandbox
             )
             # Inside, a command that cannot run would be a server that exits at once: it is
             # refused here, as Popen refuses it unconfined.
-            _check_runnable(argv[0], self.cwd, self.env)
+            _check_runnable(argv[0], self.cwd, env)
             # The server runs under the sandbox's first process, which says what outlived it.
             self._survivors_fd, told = os.pipe()
             passed = (told,)
-            traced: list[str] = []
+            options: list[str] = []
+            tracing: list[str] = []
             if sandbox.tracer and sys.platform == "linux":
                 # Read by the kit at its own pace: strace never waits for it, as on a pipe.
                 self._trace_fd = os.memfd_create("axm-conformance-trace", 0)
                 passed += (self._trace_fd,)
-                traced = [
-                    "--traced",
-                    str(self._trace_fd),
-                    "--",
-                    *_trace.command(sandbox.tracer, self._trace_fd),
-                ]
-            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *(traced or ["--"]), *argv]
+                options += ["--traced", str(self._trace_fd)]
+                tracing = _trace.command(sandbox.tracer, self._trace_fd)
+            if endpoint is not None:
+                options += ["--relay", endpoint.relay, str(endpoint.port)]
+            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *options, "--", *tracing, *argv]
             self._tasks = TaskGroup.make()
+            writable = [self.cwd, *([self._relay_dir] if self._relay_dir else [])]
             argv = sandbox.command(
-                argv, [self.cwd], read_by(argv, self.env), marked=False, tasks=self._tasks
+                argv, writable, read_by(argv, env), marked=False, tasks=self._tasks
             )
         elif self.offline:
             argv = cut_off(argv)
@@ -226,7 +251,7 @@ class Session:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE if self.stderr_fd is None else self.stderr_fd,
                 cwd=self.cwd,
-                env=dict(self.env),
+                env=env,
                 start_new_session=True,
                 pass_fds=passed,
             )
@@ -238,10 +263,28 @@ class Session:
             for fd in passed:
                 if fd != self._trace_fd:
                     os.close(fd)
-        threading.Thread(target=self._read, args=(self._process.stdout,), daemon=True).start()
-        if self._process.stderr is not None:
-            threading.Thread(target=self._drain, args=(self._process.stderr,), daemon=True).start()
+        # Over HTTP, stdout is a log: kept with stderr, for reports.
+        reader = self._drain if endpoint is not None else self._read
+        readers = [(reader, self._process.stdout), (self._drain, self._process.stderr)]
+        for read, stream in readers:
+            if stream is not None:
+                name = f"{KIT_THREAD}server-{read.__name__.strip('_')}"
+                threading.Thread(target=read, args=(stream,), name=name, daemon=True).start()
+        if endpoint is not None:
+            self._http = HttpWire(endpoint, self._lines.put, self._ended, problems=self.problems)
+            allowance = self.timeout if self.start_allowance is None else self.start_allowance
+            unanswered = self._http.answers(time.monotonic() + allowance)
+            if unanswered:
+                self.close(grace=0.1)
+                raise CannotStart(f"{shlex.join(self.argv)}: {unanswered}")
         return self
+
+    def _ended(self) -> str | None:
+        """How the server ended (" (it exited with status N)", "" when unknown), or None while
+        it runs."""
+        if self._process is None or self._process.poll() is None:
+            return None
+        return self._exit_note()
 
     def _read(self, stream: Any) -> None:
         for line in iter(stream.readline, b""):
@@ -260,12 +303,16 @@ class Session:
         self.start()
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self._process is not None and self._process.stdin is not None
         try:
             data = (json.dumps(message, ensure_ascii=False) + "\n").encode()
         except UnicodeEncodeError:
             # A lone surrogate in an input is no UTF-8: JSON carries it as an escape.
             data = (json.dumps(message) + "\n").encode()
+        if self._http is not None:
+            self._http.version = self.version
+            self._http.send(message, data)
+            return
+        assert self._process is not None and self._process.stdin is not None
         try:
             self._process.stdin.write(data)
             self._process.stdin.flush()
@@ -356,6 +403,10 @@ class Session:
                 raise WireError(
                     f"no answer to {method} within {wait:g} s{self._exit_note()}"
                 ) from None
+            if isinstance(line, Failed):
+                if line.ended:
+                    raise ServerGone(line.text)
+                raise WireError(line.text)
             if line is None:
                 self._lines.put(None)  # stays at the end for the next reader
                 assert self._process is not None
@@ -397,6 +448,12 @@ class Session:
         process = self._process
         if process is None:
             return True, None
+        if self._http is not None:
+            # Over HTTP a session ends with DELETE, and the server when it is told to stop.
+            self._http.close()
+            self._http = None
+            _stop(process)
+            shutil.rmtree(self._relay_dir, ignore_errors=True)
         with contextlib.suppress(OSError, ValueError):
             assert process.stdin is not None
             process.stdin.close()
@@ -478,6 +535,18 @@ class Session:
         if status is None or self.sandbox is None:
             return status
         return exit_status(status)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask a server to stop (SIGTERM), as a service is stopped: the sandbox's first process
+    passes it on to the server (see ``_sandbox_init``)."""
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(process.pid).children(recursive=True):
+            if SANDBOX_INIT in child.cmdline():
+                child.terminate()
+                return
+    with contextlib.suppress(OSError):
+        process.terminate()
 
 
 def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:

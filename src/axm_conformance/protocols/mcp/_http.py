@@ -1,0 +1,284 @@
+"""The Streamable HTTP transport as a client speaks it: every message one POST to the MCP
+endpoint, answered with one JSON object, an SSE stream of messages, or 202 Accepted for a
+notification or a response (2025-03-26 to 2026-07-28, ``transports``/``streamable-http``).
+
+What the server answers is handed on as the lines of a stdio server are, so that a session
+reads both transports alike: each message's bytes, or a :class:`WireError` where the answer is
+no message (an HTTP error without a JSON-RPC answer, a connection refused), a :class:`Failed`. The
+session id a
+server assigns at ``initialize`` (``MCP-Session-Id``) goes with every later request, and so does
+the negotiated ``MCP-Protocol-Version``; in the 2026-07-28 era, also ``Mcp-Method`` and
+``Mcp-Name``, as its page requires.
+
+Written on the standard library's ``http.client`` rather than an HTTP client library: the kit
+judges the wire, so it must see each status, header and byte as the server sent them, which a
+library that follows redirects, retries, decompresses or reassembles would hide. The event
+stream is read as the WHATWG rules say (``data`` lines joined by newlines, an event ended by a
+blank line, comments and other fields skipped).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import http.client
+import itertools
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from axm_conformance._process.system._platform import KIT_THREAD
+
+__all__ = ["DEFAULT_PATH", "Endpoint", "Failed", "HttpWire", "events", "free_port"]
+
+# The path of the MCP endpoint a server started by the kit serves (the SDKs' default).
+DEFAULT_PATH = "/mcp"
+# How often the kit asks whether a starting server answers yet.
+_POLL = 0.1
+# What an answer says in a session of the 2026-07-28 era (see _headers).
+_META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# A header value is plain when it is visible ASCII and spaces, not at either end.
+_PLAIN = frozenset(chr(code) for code in range(0x20, 0x7F))
+
+
+def free_port() -> int:
+    """A port of the loopback interface nothing listens on now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a server's MCP endpoint is: the port it listens on, on loopback, and its path;
+    reached through ``relay`` (a Unix socket whose other end, in the server's sandbox, connects
+    to that port: the sandbox's network is its own) or else directly."""
+
+    port: int
+    path: str = DEFAULT_PATH
+    relay: str = ""
+
+    def connection(self, timeout: float | None) -> http.client.HTTPConnection:
+        if self.relay:
+            return _RelayedConnection(self.relay, self.port, timeout)
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+
+class _RelayedConnection(http.client.HTTPConnection):
+    """An HTTP connection over a Unix socket, its ``Host`` the loopback port behind it."""
+
+    def __init__(self, relay: str, port: int, timeout: float | None) -> None:
+        super().__init__("127.0.0.1", port, timeout=timeout)
+        self._relay = relay
+
+    def connect(self) -> None:
+        if sys.platform == "win32":
+            raise OSError("a relay is a sandbox's, and a sandbox is Linux's")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        sock.connect(self._relay)
+        self.sock = sock
+
+
+def _header_value(value: str) -> str:
+    """A value as an ``Mcp-Name`` header carries it: plain, or in the Base64 sentinel form
+    where it is not header-safe or looks like the sentinel itself (2026-07-28, Value
+    Encoding)."""
+    plain = (
+        value
+        and set(value) <= _PLAIN
+        and value == value.strip()
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    )
+    if plain:
+        return value
+    return f"=?base64?{base64.b64encode(value.encode('utf-8', 'surrogatepass')).decode()}?="
+
+
+def events(lines: Iterator[bytes]) -> Iterator[bytes]:
+    """The data of each event of an event stream whose lines are given, in order; an event
+    with no data (a priming event, a ``retry``) gives none."""
+    data: list[bytes] = []
+    # A stream ends its last event as a blank line would.
+    for raw in itertools.chain(lines, [b""]):
+        line = raw.rstrip(b"\r\n")
+        if not line:
+            # An event whose data is empty is not dispatched.
+            if b"".join(data):
+                yield b"\n".join(data)
+            data = []
+            continue
+        name, _, value = line.partition(b":")
+        if name == b"data":
+            data.append(value[1:] if value.startswith(b" ") else value)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """An answer that is no message: why, and whether the server had ended."""
+
+    text: str
+    ended: bool = False
+
+
+Deliver = Callable[[bytes | Failed], None]
+
+
+@dataclass
+class HttpWire:
+    """Sends a session's messages to one endpoint and hands what comes back to ``deliver``.
+
+    A request's answer is read in a thread of its own (its stream may carry other messages
+    first, and last as long as the call); a notification or a response is sent and its status
+    read before the next message goes, so that the server sees them in order. ``gone`` says,
+    when a connection fails, whether the server exited and how (None while it runs).
+    """
+
+    endpoint: Endpoint
+    deliver: Deliver
+    gone: Callable[[], str | None]
+    session_id: str = ""
+    version: str = ""
+    problems: list[str] = field(default_factory=list)
+    _open: list[http.client.HTTPConnection] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def answers(self, deadline: float) -> str:
+        """Wait until the endpoint answers any HTTP request; "" once it does, else why not
+        (the server exited, or the deadline passed)."""
+        while True:
+            connection = self.endpoint.connection(timeout=max(0.1, deadline - time.monotonic()))
+            try:
+                connection.request(
+                    "GET", self.endpoint.path, headers={"Accept": "text/event-stream"}
+                )
+                connection.getresponse().close()
+                return ""
+            except (OSError, http.client.HTTPException) as exc:
+                ended = self.gone()
+                if ended is not None:
+                    return f"the server exited{ended} before its endpoint answered"
+                if time.monotonic() >= deadline:
+                    return f"its endpoint did not answer ({exc})"
+            finally:
+                connection.close()
+            time.sleep(_POLL)
+
+    def send(self, message: dict[str, Any], body: bytes) -> None:
+        """POST one message: a request's answer is delivered as it comes."""
+        if "id" in message and "method" in message:
+            name = f"{KIT_THREAD}http-{message.get('method')}"
+            threading.Thread(
+                target=self._post, args=(message, body), name=name, daemon=True
+            ).start()
+        else:
+            self._post(message, body)
+
+    def _post(self, message: dict[str, Any], body: bytes) -> None:
+        connection = self.endpoint.connection(timeout=None)
+        with self._lock:
+            self._open.append(connection)
+        method = str(message.get("method", ""))
+        try:
+            connection.request("POST", self.endpoint.path, body, self._headers(message))
+            response = connection.getresponse()
+            if method == "initialize":
+                self.session_id = response.getheader("mcp-session-id") or ""
+            self._read(response, message)
+        except (OSError, http.client.HTTPException) as exc:
+            ended = self.gone()
+            self.deliver(
+                Failed(f"the server exited{ended} during {method or 'a reply'}", ended=True)
+                if ended is not None
+                else Failed(f"the HTTP request for {method or 'a reply'} failed: {exc}")
+            )
+        finally:
+            connection.close()
+            with self._lock, contextlib.suppress(ValueError):
+                self._open.remove(connection)
+
+    def _read(self, response: http.client.HTTPResponse, message: dict[str, Any]) -> None:
+        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        what = str(message.get("method") or "a reply")
+        if "method" not in message or "id" not in message:
+            left = response.read()
+            if response.status != 202:
+                self.problems.append(
+                    f"answered {what} (a notification or a response) with HTTP "
+                    f"{response.status}, not 202 Accepted{_said(left)}"
+                )
+            elif left:
+                self.problems.append(f"answered {what} with 202 Accepted and a body{_said(left)}")
+            return
+        if 200 <= response.status < 300 and kind == "text/event-stream":
+            for data in events(iter(response.readline, b"")):
+                self.deliver(data)
+            return
+        body = response.read()
+        answer = _message(body)
+        if (200 <= response.status < 300 and kind == "application/json") or (
+            isinstance(answer, dict) and answer.get("id") == message.get("id")
+        ):
+            # A JSON-RPC answer stands whatever the status that carried it.
+            self.deliver(body)
+            return
+        self.deliver(
+            Failed(
+                f"the server answered {what} with HTTP {response.status} "
+                f"{response.reason}{f' ({kind})' if kind else ''}{_said(body)}"
+            )
+        )
+
+    def _headers(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+        version = version if isinstance(version, str) else self.version
+        if version and message.get("method") != "initialize":
+            headers["MCP-Protocol-Version"] = version
+        if self.session_id:
+            headers["MCP-Session-Id"] = self.session_id
+        if isinstance(meta, dict) and _META_VERSION in meta and "method" in message:
+            # The 2026-07-28 era mirrors the method, and a call's name, in headers.
+            headers["Mcp-Method"] = str(message["method"])
+            name = params.get("name") if isinstance(params, dict) else None
+            if message["method"] == "tools/call" and isinstance(name, str):
+                headers["Mcp-Name"] = _header_value(name)
+        return headers
+
+    def close(self) -> None:
+        """End the session (DELETE, where the server assigned one) and every open request."""
+        with self._lock:
+            for connection in self._open:
+                connection.close()
+        if not self.session_id:
+            return
+        connection = self.endpoint.connection(timeout=2.0)
+        headers = {"MCP-Session-Id": self.session_id}
+        if self.version:
+            headers["MCP-Protocol-Version"] = self.version
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            connection.request("DELETE", self.endpoint.path, headers=headers)
+            connection.getresponse().read()
+        connection.close()
+
+
+def _message(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _said(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    return f": {text[:200]!r}" if text else ""

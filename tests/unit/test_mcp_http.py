@@ -1,0 +1,170 @@
+"""The Streamable HTTP transport's client side, against a server of the standard library's that
+answers as the 2025-11-25 transport page says (a session id at initialize, an SSE stream for a
+request, 202 for a notification) and, where asked, as no server should."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from axm_conformance.protocols.mcp._http import (
+    Endpoint,
+    Failed,
+    HttpWire,
+    _header_value,
+    events,
+)
+
+
+def test_an_event_streams_data_lines_make_one_message_and_other_fields_none() -> None:
+    stream = [
+        b": a comment\n",
+        b"id: 1\n",
+        b"data:\n",  # a priming event: an id, and empty data
+        b"\n",
+        b"retry: 1000\n",
+        b"\r\n",
+        b'data: {"a":\r\n',
+        b"data:1}\n",
+        b"\n",
+        b"data: last",
+    ]
+    assert list(events(iter(stream))) == [b'{"a":\n1}', b"last"]
+
+
+@pytest.mark.parametrize(
+    ("value", "header"),
+    [
+        # The examples of the 2026-07-28 streamable-http page, Value Encoding.
+        ("us-west1", "us-west1"),
+        ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+        (" padded ", "=?base64?IHBhZGRlZCA=?="),
+        ("line1\nline2", "=?base64?bGluZTEKbGluZTI=?="),
+        ("=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
+    ],
+)
+def test_a_name_goes_in_a_header_plain_or_in_the_base64_sentinel_form(
+    value: str, header: str
+) -> None:
+    assert _header_value(value) == header
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    """Header names are case-insensitive: compared in lower case."""
+    return {name.lower(): value for name, value in headers.items()}
+
+
+class _Server(BaseHTTPRequestHandler):
+    """Answers initialize with JSON and a session id, tools/list with an SSE stream carrying a
+    notification first, a notification with 202; ``broken`` answers requests with a 500 page."""
+
+    seen: list[tuple[str, dict[str, str], Any]] = []
+    broken = False
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append(("POST", _lower(self.headers), body))
+        if "id" not in body:
+            self.send_response(202)
+            self.end_headers()
+        elif self.broken:
+            self._send(500, "text/html", b"<h1>Internal Server Error</h1>")
+        elif body["method"] == "initialize":
+            answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"protocolVersion": "x"}}
+            self._send(200, "application/json", json.dumps(answer).encode(), session="s-1")
+        else:
+            note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {}}
+            answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": []}}
+            stream = f"id: 7\ndata:\n\ndata: {json.dumps(note)}\n\ndata: {json.dumps(answer)}\n\n"
+            self._send(200, "text/event-stream", stream.encode())
+
+    def do_DELETE(self) -> None:
+        self.seen.append(("DELETE", _lower(self.headers), None))
+        self.send_response(200)
+        self.end_headers()
+
+    def _send(self, status: int, kind: str, data: bytes, session: str = "") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        if session:
+            self.send_header("Mcp-Session-Id", session)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def wire() -> Iterator[tuple[HttpWire, queue.Queue[bytes | Failed]]]:
+    _Server.seen, _Server.broken = [], False
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    delivered: queue.Queue[bytes | Failed] = queue.Queue()
+    endpoint = Endpoint(server.server_address[1], "/mcp")
+    yield HttpWire(endpoint, delivered.put, lambda: None), delivered
+    server.shutdown()
+    server.server_close()
+
+
+def _send(wire: HttpWire, message: dict[str, Any]) -> None:
+    wire.send(message, json.dumps(message).encode())
+
+
+def test_a_session_is_spoken_to_as_the_transport_page_says(
+    wire: tuple[HttpWire, queue.Queue[bytes | Failed]],
+) -> None:
+    client, delivered = wire
+    assert client.answers(time.monotonic() + 5) == ""
+    _send(client, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+    assert json.loads(delivered.get(timeout=5))["result"] == {"protocolVersion": "x"}
+    client.version = "2025-11-25"
+    _send(client, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    _send(client, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+    streamed = [json.loads(delivered.get(timeout=5)) for _ in range(2)]
+    assert [message.get("method", message.get("id")) for message in streamed] == [
+        "notifications/message",
+        2,
+    ]
+    client.close()
+    posts = [(headers, body) for verb, headers, body in _Server.seen if verb == "POST"]
+    first, *later = posts
+    assert "mcp-session-id" not in first[0] and "mcp-protocol-version" not in first[0]
+    assert "text/event-stream" in first[0]["accept"] and "application/json" in first[0]["accept"]
+    for headers, _ in later:
+        assert headers["mcp-session-id"] == "s-1"
+        assert headers["mcp-protocol-version"] == "2025-11-25"
+    assert ("DELETE", "s-1") in [(verb, h.get("mcp-session-id")) for verb, h, _ in _Server.seen]
+    assert client.problems == []
+
+
+def test_a_current_request_mirrors_its_version_method_and_name_in_headers(
+    wire: tuple[HttpWire, queue.Queue[bytes | Failed]],
+) -> None:
+    client, delivered = wire
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    params = {"name": "get weather", "arguments": {}, "_meta": meta}
+    _send(client, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params})
+    delivered.get(timeout=5)
+    ((_, headers, _),) = _Server.seen
+    assert headers["mcp-protocol-version"] == "2026-07-28"
+    assert (headers["mcp-method"], headers["mcp-name"]) == ("tools/call", "get weather")
+
+
+def test_an_answer_that_is_no_message_is_a_failure_naming_the_status(
+    wire: tuple[HttpWire, queue.Queue[bytes | Failed]],
+) -> None:
+    client, delivered = wire
+    _Server.broken = True
+    _send(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
+    failed = delivered.get(timeout=5)
+    assert isinstance(failed, Failed) and not failed.ended
+    assert "answered tools/list with HTTP 500 Internal Server Error (text/html)" in failed.text
