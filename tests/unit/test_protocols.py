@@ -47,7 +47,7 @@ from axm_conformance.protocols import (
 )
 from axm_conformance.protocols._registry import UnknownProtocol
 from axm_conformance.protocols.base import LoadOptions
-from axm_conformance.protocols.mcp._server import Connection, McpTool
+from axm_conformance.protocols.mcp._server import Connection, McpTool, command_of
 from axm_runtime.axio import AllowAllGuard, HandlerError, Tool
 from tests.conftest import FIXTURES
 
@@ -961,3 +961,12 @@ def test_a_reference_a_protocol_loads_itself_is_known_by_its_profile() -> None:
     assert profile is not None and profile.name == "mcp"
     assert "in-process" not in profile.capabilities
     assert profile_of_ref("zoo_axm:SlugTool") is None
+
+
+def test_an_http_server_is_told_its_port_in_its_command_or_its_environment() -> None:
+    assert command_of("mcp-http:srv --port {port}") == ["srv", "--port", "{port}"]
+    assert command_of("mcp-http:srv", {"PORT": "{port}"}) == ["srv"]
+    with pytest.raises(LoadError, match=r"put \{port\} where .* or in its environment"):
+        command_of("mcp-http:srv --port 80")
+    # Over stdio no port is wanted.
+    assert command_of("mcp:srv") == ["srv"]

@@ -108,7 +108,7 @@ class McpProtocol(ToolProtocol):
     def load_ref(cls, ref: str, options: LoadOptions, cleanups: Cleanups | None) -> Loaded:
         """The server and every tool it lists; a server that cannot be spoken to is only the
         server (whose checks say why). A command that cannot be run is a :class:`LoadError`."""
-        command, http_path = command_of(ref), http_path_of(ref)
+        command, http_path = command_of(ref, options.env), http_path_of(ref)
         server = McpServer(command, options, http_path=http_path)
         connection = Connection(command, options, http_path=http_path)
         if cleanups is not None:

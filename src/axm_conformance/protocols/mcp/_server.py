@@ -17,7 +17,7 @@ import json
 import os
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,20 +83,23 @@ def start_allowance(timeout: float, slowest: float = 0.0) -> float:
     return max(timeout, _START_ALLOWANCE, _GROWTH * slowest)
 
 
-def command_of(ref: str) -> list[str]:
+def command_of(ref: str, env: Mapping[str, str] | None = None) -> list[str]:
     """The command line an ``mcp:`` or ``mcp-http:`` reference names; :class:`LoadError` when
-    it names none, or an HTTP server's names no ``{port}`` to serve on."""
+    it names none, or when an HTTP server's, and the environment the run gives the server
+    (``env``), name no ``{port}`` to serve on."""
     prefix = HTTP_PREFIX if ref.startswith(HTTP_PREFIX) else PREFIX
+    env = env or {}
     try:
         argv = shlex.split(ref[len(prefix) :])
     except ValueError as exc:
         raise LoadError(f"{ref!r}: the command line does not split ({exc})") from None
     if not argv:
         raise LoadError(f"{ref!r} names no command: use {prefix}COMMAND [ARGUMENTS...]")
-    if prefix == HTTP_PREFIX and not any("{port}" in word for word in argv):
+    if prefix == HTTP_PREFIX and not any("{port}" in word for word in (*argv, *env.values())):
         raise LoadError(
             f"{ref!r} does not say where the server listens: put {{port}} where the command "
-            "takes its port (mcp-http:my-server --port {port}); the kit picks it"
+            "takes its port (mcp-http:my-server --port {port}), or in its environment "
+            "(--axm-server-env=PORT={port}); the kit picks it"
         )
     return argv
 
