@@ -6,7 +6,7 @@ Run with the project's interpreter::
     python benchmarks/run.py --quick    # a smoke run: one repeat, fewer tools, small sizes
 
 Options: ``--repeats N``;
-``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink|together|clients``
+``--only floor|xdist|startup|scaling|mcp|portable|sandbox|shrink|together|clients|http``
 (repeatable);
 ``--loadscope`` (also time the zoo with ``-n 2 --dist loadscope``); ``--settle SECONDS`` (on a
 shared machine, wait up to SECONDS before each timed run for other processes to go quiet);
@@ -104,6 +104,7 @@ from typing import Any
 import clients
 import shrinking
 import together
+import transports
 
 # The figures a run can be limited to (--only).
 FIGURES = (
@@ -117,6 +118,7 @@ FIGURES = (
     "shrink",
     "together",
     "clients",
+    "http",
 )
 
 __all__ = [
@@ -1220,6 +1222,7 @@ def table(results: dict[str, Any]) -> str:
             *shrinking.lines(results),
             *together.lines(results),
             *clients.lines(results),
+            *transports.lines(results),
         ]
     )
 
@@ -1330,6 +1333,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _log(f"12. the client checks' share of a run: {len(refs)} tools")
             # A share within one run: further repeats would only cost minutes.
             results["clients"] = clients.measure(refs, 1)
+        if "http" in wanted:
+            _log("13. an MCP server over HTTP / over stdio")
+            results["http"] = transports.measure(repeats)
     results["duration_s"] = round(time.perf_counter() - started, 1)
     results["settle"] = {
         "limit_s": args.settle,
