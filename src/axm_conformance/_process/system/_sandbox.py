@@ -29,6 +29,7 @@ with 128 + N (:func:`exit_status`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -39,6 +40,8 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+import psutil
 
 from axm_conformance._process.system import _platform
 from axm_conformance._process.system._installed import installation, within
@@ -57,6 +60,7 @@ __all__ = [
     "hidden",
     "inside",
     "read_by",
+    "stop",
     "support",
     "unseen",
     "version",
@@ -213,6 +217,19 @@ def unseen(texts: Iterable[str], shown: Sequence[str]) -> list[str]:
             ):
                 found[path] = None
     return list(found)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask a server started in a sandbox to stop (SIGTERM), as a service is stopped: the
+    sandbox's first process passes it on to the server, then says what outlived it (see
+    ``_sandbox_init``); a process started without one is asked itself."""
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process(process.pid).children(recursive=True):
+            if SANDBOX_INIT in child.cmdline():
+                child.terminate()
+                return
+    with contextlib.suppress(OSError):
+        process.terminate()
 
 
 def support() -> str:

@@ -102,11 +102,7 @@ def probe(server: McpServer) -> ServerFacts:
     try:
         session.start()
     except WireError as exc:
-        return ServerFacts(
-            started=str(exc),
-            hidden=tuple(session.hidden(str(exc))),
-            over_http=server.http_path is not None,
-        )
+        return ServerFacts(started=str(exc), hidden=tuple(session.hidden(str(exc))))
     started = time.monotonic()
     handshake: Handshake | None = None
     unknown_tool = ""
@@ -174,7 +170,6 @@ def probe(server: McpServer) -> ServerFacts:
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
         hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
-        over_http=server.http_path is not None,
     )
 
 

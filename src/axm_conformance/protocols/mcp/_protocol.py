@@ -146,7 +146,7 @@ class McpProtocol(ToolProtocol):
     def describe(self) -> SubjectInfo:
         if isinstance(self.obj, McpServer):
             started = time.perf_counter()
-            facts = probe(self.obj)
+            facts = dataclasses.replace(probe(self.obj), over_http=self.obj.http_path is not None)
             return self._described_server(facts, time.perf_counter() - started)
         definition: dict[str, Any] = self.obj.definition
         schema = definition.get("inputSchema")

@@ -39,8 +39,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import psutil
-
 from axm_conformance._process.system import _trace
 from axm_conformance._process.system._platform import KIT_THREAD
 from axm_conformance._process.system._sandbox import (
@@ -50,6 +48,7 @@ from axm_conformance._process.system._sandbox import (
     can_cut_off,
     exit_status,
     read_by,
+    stop,
     unseen,
 )
 from axm_conformance._process.system._tasks import TaskGroup
@@ -199,46 +198,10 @@ class Session:
 
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
-        argv, env = list(self.argv), dict(self.env)
+        argv, env, endpoint = self._served_over()
         passed: tuple[int, ...] = ()
-        endpoint: Endpoint | None = None
-        if self.http_path is not None:
-            if self.sandbox is None:
-                raise CannotStart(
-                    "a server served over HTTP is certified in the sandbox (bubblewrap), which "
-                    "cuts it off from the network and still reaches it: this run has none"
-                )
-            port = free_port()
-            argv = [word.replace("{port}", str(port)) for word in argv]
-            env = {name: value.replace("{port}", str(port)) for name, value in env.items()}
-            self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
-            endpoint = Endpoint(port, self.http_path, os.path.join(self._relay_dir, "relay"))
         if self.sandbox is not None:
-            sandbox = (
-                dataclasses.replace(self.sandbox, network=False) if self.offline else self.sandbox
-            )
-            # Inside, a command that cannot run would be a server that exits at once: it is
-            # refused here, as Popen refuses it unconfined.
-            _check_runnable(argv[0], self.cwd, env)
-            # The server runs under the sandbox's first process, which says what outlived it.
-            self._survivors_fd, told = os.pipe()
-            passed = (told,)
-            options: list[str] = []
-            tracing: list[str] = []
-            if sandbox.tracer and sys.platform == "linux":
-                # Read by the kit at its own pace: strace never waits for it, as on a pipe.
-                self._trace_fd = os.memfd_create("axm-conformance-trace", 0)
-                passed += (self._trace_fd,)
-                options += ["--traced", str(self._trace_fd)]
-                tracing = _trace.command(sandbox.tracer, self._trace_fd)
-            if endpoint is not None:
-                options += ["--relay", endpoint.relay, str(endpoint.port)]
-            argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *options, "--", *tracing, *argv]
-            self._tasks = TaskGroup.make()
-            writable = [self.cwd, *([self._relay_dir] if self._relay_dir else [])]
-            argv = sandbox.command(
-                argv, writable, read_by(argv, env), marked=False, tasks=self._tasks
-            )
+            argv, passed = self._sandboxed(argv, env, endpoint)
         elif self.offline:
             argv = cut_off(argv)
         if sys.platform == "win32":
@@ -271,13 +234,65 @@ class Session:
                 name = f"{KIT_THREAD}server-{read.__name__.strip('_')}"
                 threading.Thread(target=read, args=(stream,), name=name, daemon=True).start()
         if endpoint is not None:
-            self._http = HttpWire(endpoint, self._lines.put, self._ended, problems=self.problems)
-            allowance = self.timeout if self.start_allowance is None else self.start_allowance
-            unanswered = self._http.answers(time.monotonic() + allowance)
-            if unanswered:
-                self.close(grace=0.1)
-                raise CannotStart(f"{shlex.join(self.argv)}: {unanswered}")
+            self._connect(endpoint)
         return self
+
+    def _served_over(self) -> tuple[list[str], dict[str, str], Endpoint | None]:
+        """The command and environment the server starts with, and the endpoint it serves over
+        HTTP (None over stdio): the port picked given as ``{port}``, the relay's socket in a
+        directory of its own, which the sandbox lets it write."""
+        argv, env = list(self.argv), dict(self.env)
+        if self.http_path is None:
+            return argv, env, None
+        if self.sandbox is None:
+            raise CannotStart(
+                "a server served over HTTP is certified in the sandbox (bubblewrap), which "
+                "cuts it off from the network and still reaches it: this run has none"
+            )
+        port = str(free_port())
+        argv = [word.replace("{port}", port) for word in argv]
+        env = {name: value.replace("{port}", port) for name, value in env.items()}
+        self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
+        relay = os.path.join(self._relay_dir, "relay")
+        return argv, env, Endpoint(int(port), self.http_path, relay)
+
+    def _sandboxed(
+        self, argv: list[str], env: dict[str, str], endpoint: Endpoint | None
+    ) -> tuple[list[str], tuple[int, ...]]:
+        """``argv`` run in the server's sandbox, under its first process (which says what
+        outlived the server, passes the trace on and relays HTTP), and the descriptors to pass."""
+        assert self.sandbox is not None
+        sandbox = dataclasses.replace(self.sandbox, network=False) if self.offline else self.sandbox
+        # Inside, a command that cannot run would be a server that exits at once: it is
+        # refused here, as Popen refuses it unconfined.
+        _check_runnable(argv[0], self.cwd, env)
+        self._survivors_fd, told = os.pipe()
+        passed: tuple[int, ...] = (told,)
+        options: list[str] = []
+        tracing: list[str] = []
+        if sandbox.tracer and sys.platform == "linux":
+            # Read by the kit at its own pace: strace never waits for it, as on a pipe.
+            self._trace_fd = os.memfd_create("axm-conformance-trace", 0)
+            passed += (self._trace_fd,)
+            options += ["--traced", str(self._trace_fd)]
+            tracing = _trace.command(sandbox.tracer, self._trace_fd)
+        if endpoint is not None:
+            options += ["--relay", endpoint.relay, str(endpoint.port)]
+        argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *options, "--", *tracing, *argv]
+        self._tasks = TaskGroup.make()
+        writable = [self.cwd, *([self._relay_dir] if self._relay_dir else [])]
+        return sandbox.command(
+            argv, writable, read_by(argv, env), tasks=self._tasks, marked=False
+        ), passed
+
+    def _connect(self, endpoint: Endpoint) -> None:
+        """Speak HTTP to the server once its endpoint answers, within its start allowance."""
+        self._http = HttpWire(endpoint, self._lines.put, self._ended, problems=self.problems)
+        allowance = self.timeout if self.start_allowance is None else self.start_allowance
+        unanswered = self._http.answers(time.monotonic() + allowance)
+        if unanswered:
+            self.close(grace=0.1)
+            raise CannotStart(f"{shlex.join(self.argv)}: {unanswered}")
 
     def _ended(self) -> str | None:
         """How the server ended (" (it exited with status N)", "" when unknown), or None while
@@ -452,7 +467,7 @@ class Session:
             # Over HTTP a session ends with DELETE, and the server when it is told to stop.
             self._http.close()
             self._http = None
-            _stop(process)
+            stop(process)
             shutil.rmtree(self._relay_dir, ignore_errors=True)
         with contextlib.suppress(OSError, ValueError):
             assert process.stdin is not None
@@ -535,18 +550,6 @@ class Session:
         if status is None or self.sandbox is None:
             return status
         return exit_status(status)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Ask a server to stop (SIGTERM), as a service is stopped: the sandbox's first process
-    passes it on to the server (see ``_sandbox_init``)."""
-    with contextlib.suppress(psutil.Error):
-        for child in psutil.Process(process.pid).children(recursive=True):
-            if SANDBOX_INIT in child.cmdline():
-                child.terminate()
-                return
-    with contextlib.suppress(OSError):
-        process.terminate()
 
 
 def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
