@@ -613,7 +613,7 @@ def test_a_tool_budget_leaves_the_checks_it_cut_short_unjudged(pytester: pytest.
         "--axm-tool=zoo_hostile:SleepyTool",
         "--axm-tool=zoo_axm:PatientTool",
         "--axm-timeout=1",
-        # The patient tool needs more than 20 s for the calls of 20 examples, at any speed.
+        # 20 examples take the patient tool 4 s or more (0.2 s a call), past its 2 s budget.
         "--axm-tool-budget=2",
         "--axm-examples=20",
         "-rfs",
