@@ -5,15 +5,19 @@ request, 202 for a notification) and, where asked, as no server should."""
 from __future__ import annotations
 
 import json
+import os
 import queue
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance.protocols.mcp._http import (
     Endpoint,
     Failed,
@@ -21,6 +25,7 @@ from axm_conformance.protocols.mcp._http import (
     _header_value,
     events,
 )
+from axm_conformance.protocols.mcp._wire import CannotStart, Session
 
 
 def test_an_event_streams_data_lines_make_one_message_and_other_fields_none() -> None:
@@ -168,3 +173,21 @@ def test_an_answer_that_is_no_message_is_a_failure_naming_the_status(
     failed = delivered.get(timeout=5)
     assert isinstance(failed, Failed) and not failed.ended
     assert "answered tools/list with HTTP 500 Internal Server Error (text/html)" in failed.text
+
+
+def test_a_server_that_cannot_start_over_http_leaves_no_relay_behind(tmp_path: Path) -> None:
+    """The relay's directory is made before the server starts: a start that fails removes it."""
+    tempfile.tempdir = str(tmp_path)
+    try:
+        session = Session(
+            ["no-such-mcp-server", "--port", "{port}"],
+            str(tmp_path),
+            {"PATH": os.defpath},
+            sandbox=Sandbox(network=False),
+            http_path="/mcp",
+        )
+        with pytest.raises(CannotStart, match="cannot start 'no-such-mcp-server'"):
+            session.start()
+    finally:
+        tempfile.tempdir = None
+    assert list(tmp_path.iterdir()) == []

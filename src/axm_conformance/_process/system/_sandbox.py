@@ -64,6 +64,7 @@ __all__ = [
     "support",
     "unseen",
     "version",
+    "why_not_runnable",
 ]
 
 SandboxMode = Literal["auto", "required", "off"]
@@ -217,6 +218,22 @@ def unseen(texts: Iterable[str], shown: Sequence[str]) -> list[str]:
             ):
                 found[path] = None
     return list(found)
+
+
+def why_not_runnable(program: str, cwd: str, env: Mapping[str, str]) -> str:
+    """Why ``program`` cannot be started, as starting it would say ("" when it can): not found
+    (on the PATH of ``env``, or by its path from ``cwd``), or not executable. Inside a sandbox
+    such a program would be a process that exits at once, not a refusal to start."""
+    if os.sep in program:
+        path = os.path.join(cwd, program)
+        if not os.path.exists(path):
+            return "No such file or directory"
+        if not os.access(path, os.X_OK) or os.path.isdir(path):
+            return "Permission denied"
+        return ""
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        return "No such file or directory"
+    return ""
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

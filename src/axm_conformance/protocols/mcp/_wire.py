@@ -50,6 +50,7 @@ from axm_conformance._process.system._sandbox import (
     read_by,
     stop,
     unseen,
+    why_not_runnable,
 )
 from axm_conformance._process.system._tasks import TaskGroup
 from axm_conformance.errors import AxmConformanceError
@@ -199,33 +200,11 @@ class Session:
     def start(self) -> Session:
         """Start the server, in its own session so that everything it starts can be ended."""
         argv, env, endpoint = self._served_over()
-        passed: tuple[int, ...] = ()
-        if self.sandbox is not None:
-            argv, passed = self._sandboxed(argv, env, endpoint)
-        elif self.offline:
-            argv = cut_off(argv)
-        if sys.platform == "win32":
-            # CreateProcess looks for NAME.exe alone: `npx` is npx.cmd there, found by PATHEXT.
-            argv[0] = shutil.which(argv[0]) or argv[0]
         try:
-            self._process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if self.stderr_fd is None else self.stderr_fd,
-                cwd=self.cwd,
-                env=env,
-                start_new_session=True,
-                pass_fds=passed,
-            )
-            if self._tasks is not None:
-                self._tasks.admit(self._process)
-        except OSError as exc:
-            raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
-        finally:
-            for fd in passed:
-                if fd != self._trace_fd:
-                    os.close(fd)
+            self._process = self._launched(argv, env, endpoint)
+        except BaseException:
+            self._forget_relay()  # no server came to use it
+            raise
         # Over HTTP, stdout is a log: kept with stderr, for reports.
         reader = self._drain if endpoint is not None else self._read
         readers = [(reader, self._process.stdout), (self._drain, self._process.stderr)]
@@ -236,6 +215,39 @@ class Session:
         if endpoint is not None:
             self._connect(endpoint)
         return self
+
+    def _launched(
+        self, argv: list[str], env: dict[str, str], endpoint: Endpoint | None
+    ) -> subprocess.Popen[bytes]:
+        """The server's process, started confined as the run asks."""
+        passed: tuple[int, ...] = ()
+        if self.sandbox is not None:
+            argv, passed = self._sandboxed(argv, env, endpoint)
+        elif self.offline:
+            argv = cut_off(argv)
+        if sys.platform == "win32":
+            # CreateProcess looks for NAME.exe alone: `npx` is npx.cmd there, found by PATHEXT.
+            argv[0] = shutil.which(argv[0]) or argv[0]
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if self.stderr_fd is None else self.stderr_fd,
+                cwd=self.cwd,
+                env=env,
+                start_new_session=True,
+                pass_fds=passed,
+            )
+            if self._tasks is not None:
+                self._tasks.admit(process)
+        except OSError as exc:
+            raise CannotStart(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+        finally:
+            for fd in passed:
+                if fd != self._trace_fd:
+                    os.close(fd)
+        return process
 
     def _served_over(self) -> tuple[list[str], dict[str, str], Endpoint | None]:
         """The command and environment the server starts with, and the endpoint it serves over
@@ -265,7 +277,9 @@ class Session:
         sandbox = dataclasses.replace(self.sandbox, network=False) if self.offline else self.sandbox
         # Inside, a command that cannot run would be a server that exits at once: it is
         # refused here, as Popen refuses it unconfined.
-        _check_runnable(argv[0], self.cwd, env)
+        unrunnable = why_not_runnable(argv[0], self.cwd, env)
+        if unrunnable:
+            raise CannotStart(f"cannot start {argv[0]!r}: {unrunnable}")
         self._survivors_fd, told = os.pipe()
         passed: tuple[int, ...] = (told,)
         options: list[str] = []
@@ -284,6 +298,11 @@ class Session:
         return sandbox.command(
             argv, writable, read_by(argv, env), tasks=self._tasks, marked=False
         ), passed
+
+    def _forget_relay(self) -> None:
+        if self._relay_dir:
+            shutil.rmtree(self._relay_dir, ignore_errors=True)
+            self._relay_dir = ""
 
     def _connect(self, endpoint: Endpoint) -> None:
         """Speak HTTP to the server once its endpoint answers, within its start allowance."""
@@ -468,7 +487,7 @@ class Session:
             self._http.close()
             self._http = None
             stop(process)
-            shutil.rmtree(self._relay_dir, ignore_errors=True)
+            self._forget_relay()
         with contextlib.suppress(OSError, ValueError):
             assert process.stdin is not None
             process.stdin.close()
@@ -550,20 +569,6 @@ class Session:
         if status is None or self.sandbox is None:
             return status
         return exit_status(status)
-
-
-def _check_runnable(program: str, cwd: str, env: Mapping[str, str]) -> None:
-    """Raise CannotStart, as starting it would, for a program that is not found (on the PATH of
-    ``env``, or by its path from ``cwd``) or cannot be executed."""
-    if os.sep in program:
-        path = os.path.join(cwd, program)
-        if not os.path.exists(path):
-            raise CannotStart(f"cannot start {program!r}: No such file or directory")
-        if not os.access(path, os.X_OK) or os.path.isdir(path):
-            raise CannotStart(f"cannot start {program!r}: Permission denied")
-        return
-    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
-        raise CannotStart(f"cannot start {program!r}: No such file or directory")
 
 
 # How long an answer may still come after a line meant as a message that no parser reads.
