@@ -13,6 +13,7 @@ from hypothesis.database import InMemoryExampleDatabase
 
 from axm_conformance._certificate import call_terms, calls_said
 from axm_conformance._engine import _world, certify
+from axm_conformance._engine._session import PAUSES
 from axm_conformance._engine._state import crash_detail
 from axm_conformance._observation import Observation, SubjectInfo
 from axm_conformance._process._records import Crash
@@ -421,6 +422,47 @@ def test_the_call_that_breaks_the_tool_fails_and_the_calls_it_broke_are_not_judg
     assert report.calls["not_judged"] >= 1 and "flaky" not in report.calls
     (term,) = [line for line in call_terms([{"calls": report.calls}]) if "not judged:" in line]
     assert "blamed on that call (state-stays-usable)" in term
+
+
+def test_a_tool_that_raises_its_own_refusal_after_a_burst_is_paced_not_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After four calls the tool raises its own RateLimited until the kit pauses: the kit
+    backs off, the calls are judged as answered after the pause, and nothing fails."""
+    made = [0]
+
+    def pause(seconds: float) -> None:
+        made[0] = 0
+
+    def tool(value: dict[str, Any]) -> Observation:
+        made[0] += 1
+        if made[0] > 4:
+            return raised(exception("RateLimited", "raise", message="slow down"))
+        return served(n=value["n"])
+
+    monkeypatch.setattr(_world.time, "sleep", pause)
+    report = run(COUNTER, FakeCaller(tool), ("no-unexpected-exception",))
+    (outcome,) = report.outcomes
+    assert outcome.status == "passed", outcome.messages
+    assert report.calls["backoffs"] >= 1
+
+
+def test_a_tool_a_call_broke_is_not_waited_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash on every call after a served one is no refusal the tool chose: the kit judges
+    it at once, with none of the growing pauses it waits out a rate limit with."""
+    broken, paused = [False], []
+
+    def tool(value: dict[str, Any]) -> Observation:
+        if broken[0]:
+            return raised(exception("RuntimeError", "other"))
+        broken[0] = True
+        return served(n=value["n"])
+
+    monkeypatch.setattr(_world.time, "sleep", paused.append)
+    fake = FakeCaller(tool, reset=lambda: broken.__setitem__(0, False))
+    report = run(COUNTER, fake, ("no-unexpected-exception", "state-stays-usable"))
+    assert report.outcomes[1].status == "failed", report.outcomes[1].messages
+    assert not set(PAUSES[2:]) & set(paused), paused
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,21 @@ _STREAK = 3
 PAUSES = (1.0, 2.0, 4.0, 8.0, 16.0)
 
 
+def _chosen(observation: Observation) -> bool:
+    """Whether a call was answered the way a tool chooses to refuse: with a result (an MCP
+    server's every answer, a JSON-RPC error included), or an exception a ``raise`` of the
+    tool's own code raised. A rate limit is such a choice. A crash (a programming error, a
+    library's error left unhandled) or the operating system's refusal is not one, and no
+    pause heals it: a call that closed the tool's standard output leaves every later call
+    crashing, however long the kit waits."""
+    exception = observation.exception
+    while exception is not None:
+        if exception.origin == "raise":
+            return True
+        exception = exception.cause
+    return observation.exception is None
+
+
 class Session(SessionState):
     """A tool's certification state with the verbs that call it and judge its calls."""
 
@@ -147,11 +162,17 @@ class Session(SessionState):
         it, the kit backs off until the tool serves again (see back_off) and sends the streak's
         inputs again. When they are then answered otherwise, the streak was pacing: its calls are
         judged as answered the second time, and that answer never again counts as one the tool
-        gives. Otherwise they are judged as they were answered.
+        gives. Otherwise they are judged as they were answered. Only an answer the tool chose
+        can be pacing (see _chosen): a crash is judged at once, with no pause.
         """
         answer = self.answer(held.call.observation)
         streaking = bool(self.held) and self.held[0].answer == answer
-        if not answer or answer in self.answers or not self.repeatable:
+        if (
+            not answer
+            or answer in self.answers
+            or not self.repeatable
+            or not _chosen(held.call.observation)
+        ):
             settled, self.held = [*self.held, held], []
             return settled
         settled = [] if streaking else self.held
