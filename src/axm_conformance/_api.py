@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import os
 import pickle
 import re
 import sys
@@ -118,7 +119,8 @@ def import_engine() -> None:
 
 def check_installed(settings: Settings) -> None:
     """Raise :class:`SettingsError` where the settings name what is not installed: a protocol,
-    a check (the check plugins loaded first), or a sandbox where one is required. Done once by
+    a check (the check plugins loaded first), a server's token the environment does not hold,
+    or a sandbox where one is required. Done once by
     whoever starts a run: :func:`check_tool` and the pytest plugin."""
     choices = ("auto", *profiles())
     if settings.protocol not in choices:
@@ -132,6 +134,13 @@ def check_installed(settings: Settings) -> None:
         raise SettingsError(
             "checks",
             f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
+        )
+    token = settings.server_token_env
+    if token is not None and not os.environ.get(token):
+        raise SettingsError(
+            "server_token_env",
+            f"server_token_env names {token}, which this environment does not set: export "
+            f"the server's bearer token as {token}",
         )
     if settings.sandbox == "required" and _sandbox.support():
         raise SettingsError(

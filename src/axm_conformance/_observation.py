@@ -324,6 +324,9 @@ class SubjectInfo:
     # The other protocols whose shape the tool has, when detection chose its protocol among
     # several that do not narrow one another.
     also_detected: tuple[str, ...] = ()
+    # Where someone else serves the tool (a remote MCP server's address): what a call does
+    # there, its writes, its processes, its reach, is not seen; "" where the kit runs it.
+    remote: str = ""
 
     @property
     def kind(self) -> Literal["tool", "server"]:

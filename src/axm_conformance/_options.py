@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from axm_conformance._settings import is_header
+
 __all__ = [
     "CONFORMANCE",
     "LONG_LIVED_HELP",
@@ -63,6 +65,17 @@ def parse_assignments(lines: list[str]) -> tuple[tuple[str, str], ...]:
         name, equals, value = line.partition("=")
         if not equals or not name.strip() or not name.strip().isidentifier():
             raise ValueError(f"{line!r} is not NAME=VALUE")
+        pairs.append((name.strip(), value))
+    return tuple(pairs)
+
+
+def parse_headers(lines: list[str]) -> tuple[tuple[str, str], ...]:
+    """``NAME=VALUE`` lines as HTTP header fields; ValueError naming a line that is not one."""
+    pairs = []
+    for line in lines:
+        name, equals, value = line.partition("=")
+        if not equals or not is_header(name.strip(), value):
+            raise ValueError(f"{line!r} is not NAME=VALUE with an HTTP header name")
         pairs.append((name.strip(), value))
     return tuple(pairs)
 
@@ -255,6 +268,31 @@ OPTIONS: tuple[Option, ...] = (
         repeatable=True,
         reproduces=True,
         unparse=lambda pair: f"{pair[0]}={pair[1]}",
+    ),
+    Option(
+        "--axm-server-header",
+        "axm_server_header",
+        "NAME=VALUE: a header every HTTP request to an MCP server carries (mcp-http:, "
+        "mcp+http://). Repeatable (one per line in the ini). A secret goes in the variable "
+        "--axm-server-token-env names, never here.",
+        metavar="NAME=VALUE",
+        setting="server_headers",
+        parse=parse_headers,
+        expected="NAME=VALUE",
+        repeatable=True,
+        reproduces=True,
+        unparse=lambda pair: f"{pair[0]}={pair[1]}",
+    ),
+    Option(
+        "--axm-server-token-env",
+        "axm_server_token_env",
+        "The environment variable holding a bearer token for an MCP server over HTTP: every "
+        "request carries it (Authorization: Bearer ...). Read where the run starts; the "
+        "token is never on a command line, in a report or in a reproduction.",
+        metavar="NAME",
+        setting="server_token_env",
+        expected="an environment variable's name",
+        reproduces=True,
     ),
     Option(
         "--axm-report",

@@ -18,12 +18,21 @@ __all__ = [
     "Settings",
     "SettingsError",
     "derived_seed",
+    "is_header",
     "new_seed",
     "parse_exemptions",
     "run_seed",
 ]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# An HTTP field's name is a token; its value visible ASCII, spaces and tabs (RFC 9110, 5.1, 5.5).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def is_header(name: str, value: str) -> bool:
+    """Whether (``name``, ``value``) can be sent as an HTTP header field."""
+    return bool(_HEADER_NAME.fullmatch(name) and _HEADER_VALUE.fullmatch(value))
 
 
 class SettingsError(AxmConformanceError, ValueError):
@@ -51,6 +60,9 @@ class Settings:
     copied into the worker's working directory before it starts, ``allow_root`` to call tools
     that declare write or execute access as root, ``sys_path`` entries the worker imports tools
     from, ``server_env`` (name, value) pairs the environment of a tool server (MCP's) gets,
+    ``server_headers`` (name, value) pairs every HTTP request to a server carries,
+    ``server_token_env`` the environment variable holding a bearer token those requests carry
+    (read where the run starts, never written anywhere),
     ``pace`` the seconds to leave at least between two calls of a tool (0: none), ``sandbox``
     whether workers run in a sandbox ("auto": where one can be built, "required", "off"),
     ``network`` the names of the tools that reach the network in it besides those that declare
@@ -75,6 +87,8 @@ class Settings:
     allow_root: bool = False
     sys_path: tuple[str, ...] = ()
     server_env: tuple[tuple[str, str], ...] = ()
+    server_headers: tuple[tuple[str, str], ...] = ()
+    server_token_env: str | None = None
     pace: float = 0.0
     sandbox: str = "auto"
     network: tuple[str, ...] = ()
@@ -155,6 +169,20 @@ class Settings:
                 raise SettingsError(
                     "server_env", f"server_env entries are (name, value) pairs, not {entry!r}"
                 )
+        for entry in self.server_headers:
+            if not (len(entry) == 2 and all(isinstance(part, str) for part in entry)) or (
+                not is_header(*entry)
+            ):
+                raise SettingsError(
+                    "server_headers",
+                    f"server_headers entries are (HTTP header name, value) pairs, not {entry!r}",
+                )
+        token = self.server_token_env
+        if token is not None and not (isinstance(token, str) and token.isidentifier()):
+            raise SettingsError(
+                "server_token_env",
+                f"server_token_env names an environment variable, not {token!r}",
+            )
         if not all(isinstance(name, str) and name for name in self.network):
             raise SettingsError(
                 "network", f"network names tools, or '*' for all, not {self.network!r}"

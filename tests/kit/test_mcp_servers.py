@@ -8,10 +8,16 @@ protocol versions, two written with the official SDK) fail nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import secrets
 import shlex
+import socket
+import subprocess
 import sys
+import time
 import tomllib
+from collections.abc import Iterator
 from contextlib import chdir
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,7 @@ from axm_conformance._checks import checks_for
 from axm_conformance._process.system import _sandbox
 from axm_conformance.protocols.base import LoadOptions
 from axm_conformance.protocols.mcp import McpProtocol
+from axm_conformance.protocols.mcp._http import free_port
 from axm_conformance.protocols.mcp._server import Connection
 from axm_conformance.protocols.mcp._wire import CURRENT, VERSIONS
 from tests.conftest import FIXTURES, untraced
@@ -146,9 +153,9 @@ def test_the_version_spoken_is_on_the_server_and_each_of_its_tools(version: str)
     assert spoken({"protocol": "axm", "protocol_version": None}) == "axm"
 
 
-def _judged(ref: str) -> dict[str, tuple[str, list[str], list[str]]]:
+def _judged(ref: str, **settings: Any) -> dict[str, tuple[str, list[str], list[str]]]:
     """Each subject's verdict, failed checks and warned checks, by its name."""
-    report = check_tool(ref, examples=10, seed=SEEDS[0])
+    report = check_tool(ref, examples=10, seed=SEEDS[0], **settings)
     return {
         str(tool.subject.name if tool.subject.kind == "tool" else "SERVER"): (
             tool.verdict.verdict,
@@ -169,6 +176,64 @@ def test_a_server_over_http_gets_the_listing_and_the_verdicts_it_gets_over_stdio
     over_http = _judged(f"mcp-http:{command} --http {{port}}")
     assert set(over_http) == set(over_stdio) == {"SERVER", "word_stats", "repeat", "divide"}
     assert over_http == over_stdio
+
+
+@contextlib.contextmanager
+def _serving(*required: str) -> Iterator[str]:
+    """The SDK fixture server serving HTTP on a loopback port, as someone else runs it (not
+    sandboxed: it is the kit's own), wanting each ``NAME=VALUE`` header; its address."""
+    port = free_port()
+    wants = [word for header in required for word in ("--require-header", header)]
+    command = [sys.executable, str(SERVERS / "sdk_server.py"), "--http", str(port), *wants]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while server.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            time.sleep(0.1)
+        yield f"mcp+http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+@pytest.mark.slow
+def test_a_remote_server_gets_the_verdicts_it_gets_over_stdio_and_its_token_stays_secret(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server someone else runs (mcp+http://), behind a header and a bearer token: the same
+    tools and verdicts as over stdio; what the kit cannot see there is not applicable, saying
+    why; the token is in no output and no certificate; without it, a usage error that says
+    what the server asked for."""
+    token = f"axm-{secrets.token_hex(12)}"
+    monkeypatch.setenv("AXM_TEST_TOKEN", token)
+    over_stdio = _judged(f"mcp:{shlex.join([sys.executable, str(SERVERS / 'sdk_server.py')])}")
+    with _serving("X-Tenant=blue", f"Authorization=Bearer {token}") as remote:
+        tenant = (("X-Tenant", "blue"),)
+        assert _judged(remote, server_headers=tenant, server_token_env="AXM_TEST_TOKEN") == (
+            over_stdio
+        )
+        certified = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--axm-conformance", f"--axm-tool={remote}[divide]",
+            "--axm-server-header=X-Tenant=blue", "--axm-server-token-env=AXM_TEST_TOKEN",
+            "--axm-examples=5", "--axm-report=cert.json", "-rs",
+        )  # fmt: skip
+        monkeypatch.delenv("AXM_TEST_TOKEN")
+        refused = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--axm-conformance", f"--axm-tool={remote}",
+            "--axm-server-header=X-Tenant=blue",
+        )  # fmt: skip
+    said = certified.stdout.str() + certified.stderr.str()
+    assert certified.ret == 0, said
+    assert token not in said + (pytester.path / "cert.json").read_text()
+    certified.stdout.fnmatch_lines(
+        ["*no-process-left*the server runs elsewhere (http://127.0.0.1:*"]
+    )
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(
+        ["*answered initialize with HTTP 401 Unauthorized*give the server the credentials*"]
+    )
 
 
 def test_an_http_server_that_names_no_port_is_a_usage_error(pytester: pytest.Pytester) -> None:

@@ -132,6 +132,24 @@ def test_a_bad_reference_is_a_one_line_usage_error(
             "--axm-worker-files=no-such-dir",
             "ERROR: --axm-worker-files: worker_files '*no-such-dir' is not a directory",
         ),
+        (
+            "--axm-server-header=X Tenant=blue",
+            "ERROR: --axm-server-header: 'X Tenant=blue' is not NAME=VALUE with an HTTP header*",
+        ),
+        (
+            "--axm-server-header=X-Tenant=line\nbreak",
+            "ERROR: --axm-server-header: *is not NAME=VALUE with an HTTP header name",
+        ),
+        (
+            "--axm-server-token-env=AXM_NO_SUCH_TOKEN",
+            "ERROR: --axm-server-token-env: server_token_env names AXM_NO_SUCH_TOKEN, which this "
+            "environment does not set: export the server's bearer token as AXM_NO_SUCH_TOKEN",
+        ),
+        (
+            "--axm-server-token-env=not a name",
+            "ERROR: --axm-server-token-env: server_token_env names an environment variable, "
+            "not 'not a name'",
+        ),
     ],
 )
 def test_a_bad_setting_is_a_one_line_usage_error(

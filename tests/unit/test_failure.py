@@ -194,6 +194,8 @@ EVERY_SETTING: dict[str, Any] = {
     "worker_user": "nobody",
     "allow_root": True,
     "server_env": (("TOKEN", "a b"), ("MODE", "x=1")),
+    "server_headers": (("X-Tenant", "blue sky"), ("X-Mode", "a=b")),
+    "server_token_env": "EXAMPLE_TOKEN",
     "pace": 0.5,
     "sandbox": "off",
     "network": ("shout",),

@@ -18,13 +18,16 @@ from typing import Any
 import pytest
 
 from axm_conformance._process.system._sandbox import Sandbox
+from axm_conformance.protocols.base import LoadError, LoadOptions
 from axm_conformance.protocols.mcp._http import (
     Endpoint,
     Failed,
     HttpWire,
+    Transport,
     _header_value,
     events,
 )
+from axm_conformance.protocols.mcp._server import command_of, transport_of
 from axm_conformance.protocols.mcp._wire import CannotStart, Session
 
 
@@ -68,10 +71,11 @@ def _lower(headers: Any) -> dict[str, str]:
 
 class _Server(BaseHTTPRequestHandler):
     """Answers initialize with JSON and a session id, tools/list with an SSE stream carrying a
-    notification first, a notification with 202; ``broken`` answers requests with a 500 page."""
+    notification first, a notification with 202; ``broken`` answers requests with a page of
+    that status (0: not broken)."""
 
     seen: list[tuple[str, dict[str, str], Any]] = []
-    broken = False
+    broken = 0
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -83,7 +87,7 @@ class _Server(BaseHTTPRequestHandler):
             self.send_response(202)
             self.end_headers()
         elif self.broken:
-            self._send(500, "text/html", b"<h1>Internal Server Error</h1>")
+            self._send(self.broken, "text/html", b"<h1>Internal Server Error</h1>")
         elif body["method"] == "initialize":
             answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"protocolVersion": "x"}}
             self._send(200, "application/json", json.dumps(answer).encode(), session="s-1")
@@ -92,6 +96,11 @@ class _Server(BaseHTTPRequestHandler):
             answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"tools": []}}
             stream = f"id: 7\ndata:\n\ndata: {json.dumps(note)}\n\ndata: {json.dumps(answer)}\n\n"
             self._send(200, "text/event-stream", stream.encode())
+
+    def do_GET(self) -> None:
+        self.seen.append(("GET", _lower(self.headers), None))
+        self.send_response(405)
+        self.end_headers()
 
     def do_DELETE(self) -> None:
         self.seen.append(("DELETE", _lower(self.headers), None))
@@ -110,7 +119,7 @@ class _Server(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def wire() -> Iterator[tuple[HttpWire, queue.Queue[bytes | Failed]]]:
-    _Server.seen, _Server.broken = [], False
+    _Server.seen, _Server.broken = [], 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     delivered: queue.Queue[bytes | Failed] = queue.Queue()
@@ -164,15 +173,19 @@ def test_a_current_request_mirrors_its_version_method_and_name_in_headers(
     assert (headers["mcp-method"], headers["mcp-name"]) == ("tools/call", "get weather")
 
 
+@pytest.mark.parametrize(
+    ("status", "said"), [(500, "500 Internal Server Error"), (401, "401 Unauthorized")]
+)
 def test_an_answer_that_is_no_message_is_a_failure_naming_the_status(
-    wire: tuple[HttpWire, queue.Queue[bytes | Failed]],
+    wire: tuple[HttpWire, queue.Queue[bytes | Failed]], status: int, said: str
 ) -> None:
+    """Its status is kept: a server that refuses the kit's credentials is told apart."""
     client, delivered = wire
-    _Server.broken = True
+    _Server.broken = status
     _send(client, {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})
     failed = delivered.get(timeout=5)
-    assert isinstance(failed, Failed) and not failed.ended
-    assert "answered tools/list with HTTP 500 Internal Server Error (text/html)" in failed.text
+    assert isinstance(failed, Failed) and not failed.ended and failed.status == status
+    assert f"answered tools/list with HTTP {said} (text/html)" in failed.text
 
 
 def test_a_server_that_cannot_start_over_http_leaves_no_relay_behind(tmp_path: Path) -> None:
@@ -184,10 +197,69 @@ def test_a_server_that_cannot_start_over_http_leaves_no_relay_behind(tmp_path: P
             str(tmp_path),
             {"PATH": os.defpath},
             sandbox=Sandbox(network=False),
-            http_path="/mcp",
+            transport=Transport("/mcp"),
         )
         with pytest.raises(CannotStart, match="cannot start 'no-such-mcp-server'"):
             session.start()
     finally:
         tempfile.tempdir = None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_runs_headers_go_with_every_request_and_stay_out_of_reprs() -> None:
+    _Server.seen, _Server.broken = [], 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Server)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    headers = (("X-Tenant", "blue"), ("Authorization", "Bearer s3cret"))
+    transport = transport_of(
+        f"mcp+http://127.0.0.1:{server.server_address[1]}/mcp", LoadOptions(headers=headers)
+    )
+    delivered: queue.Queue[bytes | Failed] = queue.Queue()
+    client = HttpWire(transport.endpoint(), delivered.put, lambda: None)
+    try:
+        assert client.answers(time.monotonic() + 5) == ""
+        _send(client, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        delivered.get(timeout=5)
+        client.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert {verb for verb, _, _ in _Server.seen} == {"GET", "POST", "DELETE"}
+    for _, seen, _ in _Server.seen:
+        assert (seen["x-tenant"], seen["authorization"]) == ("blue", "Bearer s3cret")
+    assert "s3cret" not in repr(transport) + repr(transport.endpoint()) + repr(client)
+    assert "s3cret" not in repr(LoadOptions(headers=headers))
+
+
+@pytest.mark.parametrize(
+    ("ref", "path", "remote", "where"),
+    [
+        ("mcp+http://127.0.0.1:8000/mcp", "/mcp", "http://127.0.0.1:8000", ("127.0.0.1", 8000)),
+        ("mcp+https://mcp.example.com/v1/mcp", "/v1/mcp", "https://mcp.example.com", None),
+        ("mcp+http://[::1]:9/", "/", "http://[::1]:9", ("::1", 9)),
+        ("mcp+http://example.org", "/", "http://example.org", ("example.org", 80)),
+    ],
+)
+def test_a_remote_reference_names_its_endpoint(
+    ref: str, path: str, remote: str, where: tuple[str, int] | None
+) -> None:
+    transport = transport_of(ref, LoadOptions())
+    assert (transport.path, transport.remote, transport.url()) == (path, remote, remote + path)
+    assert command_of(ref) == []
+    endpoint = transport.endpoint()
+    assert endpoint.secure is ref.startswith("mcp+https")
+    assert (endpoint.host, endpoint.port) == (where or ("mcp.example.com", 443))
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "mcp+http://",
+        "mcp+http://host:port/mcp",
+        "mcp+http://user:pw@host/mcp",
+        "mcp+https://host/mcp?token=abc",
+    ],
+)
+def test_a_remote_reference_that_names_no_endpoint_is_a_load_error(ref: str) -> None:
+    with pytest.raises(LoadError, match="use mcp\\+http://HOST:PORT/PATH"):
+        transport_of(ref, LoadOptions())

@@ -34,6 +34,18 @@ def _judged_for_determinism(subject: SubjectInfo) -> str | Finding | None:
     )
 
 
+def effects_unseen(subject: SubjectInfo) -> str | Finding | None:
+    """Why what a call does where the tool runs is not judged: the tool runs where the kit
+    cannot watch it (a remote server), or no valid input can be made for it."""
+    if subject.remote:
+        return (
+            f"what a call does is not seen: the server runs elsewhere ({subject.remote}); "
+            "certify it started by the kit (mcp-http:COMMAND, mcp:COMMAND) to see its writes "
+            "and processes in the sandbox"
+        )
+    return input_unusable(subject)
+
+
 @check(
     "deterministic",
     "behaviour",
@@ -77,7 +89,7 @@ def input_not_mutated(subject: SubjectInfo, call: Call, context: CheckContext) -
         yield f"the call changed its input: {call.observation.mutation}"
 
 
-@check("leaves-no-trace", "behaviour", applies=input_unusable, considers=("returned", "raised"))
+@check("leaves-no-trace", "behaviour", applies=effects_unseen, considers=("returned", "raised"))
 def leaves_no_trace(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """The call leaves no files in the project or its temporary directory, and no changed state."""
     # Warnings, each: a file changed in the project may be another process's work (an editor,
@@ -124,7 +136,7 @@ def state_stays_usable(subject: SubjectInfo, call: Call, context: CheckContext) 
 @check(
     "no-process-left",
     "behaviour",
-    applies=input_unusable,
+    applies=effects_unseen,
     considers=("returned", "raised"),
     opt_out="long_lived",
 )
@@ -137,8 +149,8 @@ def no_process_left(subject: SubjectInfo, call: Call, context: CheckContext) -> 
 
 def _writes_unseen(subject: SubjectInfo) -> str | Finding | None:
     """Why the tool's writes are not seen: its code runs in no process the kit watches."""
-    if subject.offers("in-process") or subject.offers("writes-traced"):
-        return input_unusable(subject)
+    if subject.remote or subject.offers("in-process") or subject.offers("writes-traced"):
+        return effects_unseen(subject)
     return (
         "its writes are not seen: its code runs in a process that is not traced (a server is "
         "traced in its sandbox where strace is installed; see the run's header)"

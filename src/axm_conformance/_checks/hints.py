@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from axm_conformance._checks._registry import CheckContext, Found, check
+from axm_conformance._checks.behaviour import effects_unseen
 from axm_conformance._checks.schema import input_unusable
 from axm_conformance._feeds import OFFLINE
 from axm_conformance._jsonable import canonical_json
@@ -87,10 +88,14 @@ def read_only_honoured(subject: SubjectInfo, call: Call, context: CheckContext) 
         )
 
 
+def _non_destructive(subject: SubjectInfo) -> str | Finding | None:
+    return _declares("destructiveHint", False)(subject) or effects_unseen(subject)
+
+
 @check(
     "non-destructive-honoured",
     "behaviour",
-    applies=_declares("destructiveHint", False),
+    applies=_non_destructive,
     considers=("returned",),
     requires=("behaviour-hints",),
 )
@@ -145,7 +150,7 @@ def _from_to(reading: Reading) -> str:
 
 
 def _closed_world(subject: SubjectInfo) -> str | Finding | None:
-    declared = _declares("openWorldHint", False)(subject)
+    declared = _declares("openWorldHint", False)(subject) or effects_unseen(subject)
     if declared is not None:
         return declared
     unable = can_cut_off()

@@ -137,12 +137,15 @@ class LoadOptions:
     ``timeout`` for a server to start and answer, in seconds, ``env``, the variables the run
     adds to a server's environment, ``sandbox``, the one a server runs in (None: none), and
     ``memo``, a directory the run's processes share to remember what a server's starts taught
-    (its protocol version, its slowest start: "" for none)."""
+    (its protocol version, its slowest start: "" for none); ``headers``, what every HTTP
+    request to a server carries (``--axm-server-header``, the token
+    ``--axm-server-token-env`` names: kept out of its repr)."""
 
     timeout: float = 5.0
     env: Mapping[str, str] = field(default_factory=dict)
     sandbox: Sandbox | None = None
     memo: str = ""
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 def cause(exc: BaseException) -> str:

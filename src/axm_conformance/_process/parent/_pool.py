@@ -273,6 +273,7 @@ def _worker_config(
         dict(settings.server_env),
         sandbox=sandbox if serves else None,
         memo=_memo() if serves else "",
+        headers=server_headers(settings),
     )
     return WorkerConfig(
         timeout=settings.timeout,
@@ -288,6 +289,15 @@ def _worker_config(
         stacks=not serves,
         sandbox=None if serves else sandbox,
     )
+
+
+def server_headers(settings: Settings) -> tuple[tuple[str, str], ...]:
+    """What every HTTP request to a server carries: the run's headers, and the bearer token
+    from the environment variable it names (read here, in the kit's process, and handed to
+    the worker with its setup: never on a command line)."""
+    token = os.environ.get(settings.server_token_env or "", "")
+    bearer = (("Authorization", f"Bearer {token}"),) if token else ()
+    return (*settings.server_headers, *bearer)
 
 
 @functools.cache

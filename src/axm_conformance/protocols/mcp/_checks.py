@@ -283,7 +283,13 @@ def server_exits(subject: SubjectInfo, context: CheckContext) -> Found:
         yield note(f"how it ends after calls of its tools is not judged: {facts.calls_ended}")
 
 
-@check("server-idle-quiet", "server", applies=_answered, subject="server")
+def _processes_seen(subject: SubjectInfo) -> str | Finding | None:
+    if subject.remote:
+        return f"the server runs elsewhere ({subject.remote}): what it starts is not seen"
+    return _answered(subject)
+
+
+@check("server-idle-quiet", "server", applies=_processes_seen, subject="server")
 def server_idle_quiet(subject: SubjectInfo, context: CheckContext) -> Found:
     """The server starts no process while no tool is called."""
     started = _facts(subject).started_alone

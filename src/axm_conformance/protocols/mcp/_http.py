@@ -28,13 +28,23 @@ import socket
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from axm_conformance._process.system._platform import KIT_THREAD
 
-__all__ = ["DEFAULT_PATH", "Endpoint", "Failed", "HttpWire", "events", "free_port"]
+__all__ = [
+    "DEFAULT_PATH",
+    "STDIO",
+    "Endpoint",
+    "Failed",
+    "HttpWire",
+    "Transport",
+    "events",
+    "free_port",
+]
 
 # The path of the MCP endpoint a server started by the kit serves (the SDKs' default).
 DEFAULT_PATH = "/mcp"
@@ -55,18 +65,65 @@ def free_port() -> int:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where a server's MCP endpoint is: the port it listens on, on loopback, and its path;
-    reached through ``relay`` (a Unix socket whose other end, in the server's sandbox, connects
-    to that port: the sandbox's network is its own) or else directly."""
+    """Where a server's MCP endpoint is: ``host`` and ``port``, its ``path``, over TLS when
+    ``secure``; for a server the kit started, on loopback, reached through ``relay`` (a Unix
+    socket whose other end, in the server's sandbox, connects to that port: the sandbox's
+    network is its own). ``headers`` go with every request (kept out of its repr: one may
+    carry a token)."""
 
     port: int
     path: str = DEFAULT_PATH
     relay: str = ""
+    host: str = "127.0.0.1"
+    secure: bool = False
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     def connection(self, timeout: float | None) -> http.client.HTTPConnection:
         if self.relay:
             return _RelayedConnection(self.relay, self.port, timeout)
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        if self.secure:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=timeout)
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+
+@dataclass(frozen=True)
+class Transport:
+    """How the kit speaks to a server: over its stdin and stdout (``path`` None), or over
+    Streamable HTTP at ``path``, on a loopback port the kit picks for a server it starts, or
+    at ``remote`` (``http://HOST:PORT`` or ``https://...``), a server someone else runs and the
+    kit only speaks to. ``headers`` go with every HTTP request."""
+
+    path: str | None = None
+    remote: str = ""
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+    @property
+    def over_http(self) -> bool:
+        return self.path is not None
+
+    def endpoint(self, port: int = 0, relay: str = "") -> Endpoint:
+        """The endpoint of a server the kit started on ``port`` (reached through ``relay``),
+        or, for a remote server, the one its address names."""
+        assert self.path is not None
+        if not self.remote:
+            return Endpoint(port, self.path, relay, headers=self.headers)
+        where = urllib.parse.urlsplit(self.remote)
+        secure = where.scheme == "https"
+        return Endpoint(
+            where.port or (443 if secure else 80),
+            self.path,
+            host=where.hostname or "",
+            secure=secure,
+            headers=self.headers,
+        )
+
+    def url(self) -> str:
+        """The remote endpoint's address ("" for a server the kit starts)."""
+        return f"{self.remote}{self.path}" if self.remote else ""
+
+
+# A server spoken to over its stdin and stdout.
+STDIO = Transport()
 
 
 class _RelayedConnection(http.client.HTTPConnection):
@@ -120,10 +177,12 @@ def events(lines: Iterator[bytes]) -> Iterator[bytes]:
 
 @dataclass(frozen=True)
 class Failed:
-    """An answer that is no message: why, and whether the server had ended."""
+    """An answer that is no message: why, whether the server had ended, and the HTTP status
+    that carried it (0 when none did)."""
 
     text: str
     ended: bool = False
+    status: int = 0
 
 
 Deliver = Callable[[bytes | Failed], None]
@@ -155,7 +214,9 @@ class HttpWire:
             connection = self.endpoint.connection(timeout=max(0.1, deadline - time.monotonic()))
             try:
                 connection.request(
-                    "GET", self.endpoint.path, headers={"Accept": "text/event-stream"}
+                    "GET",
+                    self.endpoint.path,
+                    headers={**dict(self.endpoint.headers), "Accept": "text/event-stream"},
                 )
                 connection.getresponse().close()
                 return ""
@@ -230,12 +291,14 @@ class HttpWire:
         self.deliver(
             Failed(
                 f"the server answered {what} with HTTP {response.status} "
-                f"{response.reason}{f' ({kind})' if kind else ''}{_said(body)}"
+                f"{response.reason}{f' ({kind})' if kind else ''}{_said(body)}",
+                status=response.status,
             )
         )
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
         headers = {
+            **dict(self.endpoint.headers),
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
@@ -263,7 +326,7 @@ class HttpWire:
         if not self.session_id:
             return
         connection = self.endpoint.connection(timeout=2.0)
-        headers = {"MCP-Session-Id": self.session_id}
+        headers = {**dict(self.endpoint.headers), "MCP-Session-Id": self.session_id}
         if self.version:
             headers["MCP-Protocol-Version"] = self.version
         with contextlib.suppress(OSError, http.client.HTTPException):

@@ -85,7 +85,7 @@ def _own_session(server: McpServer, slowest: float = 0.0) -> Session:
         os.getcwd(),
         server_env(server.options),
         sandbox=server.options.sandbox,
-        http_path=server.http_path,
+        transport=server.transport,
     )
     session.timeout = server.options.timeout
     session.start_allowance = start_allowance(server.options.timeout, slowest)
@@ -97,7 +97,7 @@ def probe(server: McpServer) -> ServerFacts:
     listings, every line it wrote, and how it ended when its input closed; then, if it exited,
     how it ends after one call of each tool it listed (see :func:`_closed_after_calls`)."""
     before = set(live_descendants(os.getpid()))
-    memo = StartMemo(server.command, server.options, server.http_path)
+    memo = StartMemo(server.command, server.options, server.transport)
     session = _own_session(server, memo.recall()[1])
     try:
         session.start()

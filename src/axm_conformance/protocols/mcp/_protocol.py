@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shlex
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -31,21 +30,24 @@ from axm_conformance.protocols.base import (
     written_outside,
 )
 from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
+from axm_conformance.protocols.mcp._http import Transport
 from axm_conformance.protocols.mcp._probe import probe
 from axm_conformance.protocols.mcp._refusals import judge_invalid
 from axm_conformance.protocols.mcp._server import (
     HTTP_PREFIX,
     PREFIX,
+    REMOTE_PREFIXES,
     Answer,
     Connection,
     McpServer,
     McpTool,
     command_of,
-    http_path_of,
     listing,
+    server_named,
     stderr_tail,
+    transport_of,
 )
-from axm_conformance.protocols.mcp._wire import CannotStart, WireError, has
+from axm_conformance.protocols.mcp._wire import CannotStart, NotAuthorized, WireError, has
 
 __all__ = ["JSON_RPC_ERROR", "McpProtocol"]
 
@@ -65,7 +67,7 @@ class McpProtocol(ToolProtocol):
     }
     # The server as a whole is judged first: its tools are reached through it.
     groups = ("server",)
-    ref_prefix = (PREFIX, HTTP_PREFIX)
+    ref_prefix = (PREFIX, HTTP_PREFIX, *REMOTE_PREFIXES)
     detection_order = 60
     result = ResultModel(
         "tool-result",
@@ -108,9 +110,9 @@ class McpProtocol(ToolProtocol):
     def load_ref(cls, ref: str, options: LoadOptions, cleanups: Cleanups | None) -> Loaded:
         """The server and every tool it lists; a server that cannot be spoken to is only the
         server (whose checks say why). A command that cannot be run is a :class:`LoadError`."""
-        command, http_path = command_of(ref, options.env), http_path_of(ref)
-        server = McpServer(command, options, http_path=http_path)
-        connection = Connection(command, options, http_path=http_path)
+        command, transport = command_of(ref, options.env), transport_of(ref, options)
+        server = McpServer(command, options, transport=transport)
+        connection = Connection(command, options, transport=transport)
         if cleanups is not None:
             cleanups.append(connection.close)
         try:
@@ -118,6 +120,12 @@ class McpProtocol(ToolProtocol):
             tools, _ = listing(session)
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
+        except NotAuthorized as exc:
+            raise LoadError(
+                f"{ref!r}: {exc}: give the server the credentials it asks for "
+                "(--axm-server-header=NAME=VALUE, or a bearer token in the environment "
+                "variable --axm-server-token-env names)"
+            ) from None
         except WireError as exc:
             said = f"{exc}{last_said(stderr_tail())}"
             hidden = connection.hidden(said)
@@ -146,7 +154,7 @@ class McpProtocol(ToolProtocol):
     def describe(self) -> SubjectInfo:
         if isinstance(self.obj, McpServer):
             started = time.perf_counter()
-            facts = dataclasses.replace(probe(self.obj), over_http=self.obj.http_path is not None)
+            facts = dataclasses.replace(probe(self.obj), over_http=self.obj.transport.over_http)
             return self._described_server(facts, time.perf_counter() - started)
         definition: dict[str, Any] = self.obj.definition
         schema = definition.get("inputSchema")
@@ -167,18 +175,21 @@ class McpProtocol(ToolProtocol):
         )
         return dataclasses.replace(
             info,
-            capabilities=self._subject_capabilities(self.obj.connection_options),
+            capabilities=self._subject_capabilities(
+                self.obj.connection_options, self.obj.transport
+            ),
+            remote=self.obj.transport.url(),
             protocol_version=version,
             errors_refuse=_ERRORS_REFUSE.format(version=version)
             if version in _ARGUMENTS_AS_PROTOCOL_ERRORS
             else "",
         )
 
-    def _subject_capabilities(self, options: LoadOptions) -> frozenset[str]:
+    def _subject_capabilities(self, options: LoadOptions, transport: Transport) -> frozenset[str]:
         """The protocol's capabilities as this server offers them: its writes are traced only
-        in a sandbox under strace."""
+        in a sandbox under strace, never a remote server's."""
         sandbox = options.sandbox
-        if sandbox is not None and sandbox.tracer:
+        if sandbox is not None and sandbox.tracer and not transport.remote:
             return self.capabilities
         return self.capabilities - {"writes-traced"}
 
@@ -187,9 +198,10 @@ class McpProtocol(ToolProtocol):
             ref=self.ref,
             protocol=self.name,
             protocol_title=self.title,
-            capabilities=self._subject_capabilities(self.obj.options),
+            capabilities=self._subject_capabilities(self.obj.options, self.obj.transport),
+            remote=self.obj.transport.url(),
             variant="server",
-            name=self.obj.name or shlex.join(self.obj.command),
+            name=self.obj.name or server_named(self.obj.command, self.obj.transport),
             name_type="str",
             description=None,
             description_type="missing",

@@ -17,6 +17,7 @@ import json
 import os
 import shlex
 import time
+import urllib.parse
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,29 +33,32 @@ from axm_conformance.protocols.base import (
     snapshot,
 )
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
-from axm_conformance.protocols.mcp._http import DEFAULT_PATH
+from axm_conformance.protocols.mcp._http import DEFAULT_PATH, STDIO, Transport
 from axm_conformance.protocols.mcp._wire import Malformed, Session, WireError
 
 __all__ = [
     "CLOSE_GRACE",
     "HTTP_PREFIX",
     "PREFIX",
+    "REMOTE_PREFIXES",
     "Answer",
     "Connection",
     "McpServer",
     "McpTool",
     "StartMemo",
     "command_of",
-    "http_path_of",
     "listing",
     "server_env",
     "start_allowance",
     "stderr_tail",
+    "transport_of",
 ]
 
 PREFIX = "mcp:"
 # A server started by the kit that serves Streamable HTTP on the port given as ``{port}``.
 HTTP_PREFIX = "mcp-http:"
+# A server someone else runs, at this URL after "mcp+".
+REMOTE_PREFIXES = ("mcp+http://", "mcp+https://")
 # A listing that still gives a next cursor after this many pages does not end.
 _MAX_PAGES = 100
 # How long a server whose input closed gets to finish before it is killed, where how it ends
@@ -84,9 +88,11 @@ def start_allowance(timeout: float, slowest: float = 0.0) -> float:
 
 
 def command_of(ref: str, env: Mapping[str, str] | None = None) -> list[str]:
-    """The command line an ``mcp:`` or ``mcp-http:`` reference names; :class:`LoadError` when
-    it names none, or when an HTTP server's, and the environment the run gives the server
-    (``env``), name no ``{port}`` to serve on."""
+    """The command line an ``mcp:`` or ``mcp-http:`` reference names (none for a remote
+    server's); :class:`LoadError` when it names none, or when an HTTP server's, and the
+    environment the run gives the server (``env``), name no ``{port}`` to serve on."""
+    if ref.startswith(REMOTE_PREFIXES):
+        return []
     prefix = HTTP_PREFIX if ref.startswith(HTTP_PREFIX) else PREFIX
     env = env or {}
     try:
@@ -104,10 +110,32 @@ def command_of(ref: str, env: Mapping[str, str] | None = None) -> list[str]:
     return argv
 
 
-def http_path_of(ref: str) -> str | None:
-    """The path of the MCP endpoint of a server an ``mcp-http:`` reference starts (None for a
-    server over stdio)."""
-    return DEFAULT_PATH if ref.startswith(HTTP_PREFIX) else None
+def transport_of(ref: str, options: LoadOptions) -> Transport:
+    """How the kit speaks to the server a reference names (see :class:`Transport`), the run's
+    headers going with every HTTP request; :class:`LoadError` for a remote address that names
+    no host, or a port that is no number."""
+    if ref.startswith(HTTP_PREFIX):
+        return Transport(DEFAULT_PATH, headers=options.headers)
+    if not ref.startswith(REMOTE_PREFIXES):
+        return Transport()
+    address = ref[len("mcp+") :]
+    try:
+        where = urllib.parse.urlsplit(address)
+        where.port  # noqa: B018 (a port that is no number raises here)
+    except ValueError as exc:
+        raise LoadError(f"{ref!r}: {exc}: use mcp+http://HOST:PORT/PATH") from None
+    if not where.hostname or where.query or where.fragment or where.username:
+        raise LoadError(
+            f"{ref!r} is not the address of an MCP endpoint: use mcp+http://HOST:PORT/PATH "
+            "(or mcp+https://...), with no user, query or fragment (a token goes in the "
+            "environment variable --axm-server-token-env names)"
+        )
+    return Transport(where.path or "/", f"{where.scheme}://{where.netloc}", headers=options.headers)
+
+
+def server_named(command: list[str], transport: Transport) -> str:
+    """A server as a report names it: its address, or its command line."""
+    return transport.url() or shlex.join(command)
 
 
 def server_env(options: LoadOptions) -> dict[str, str]:
@@ -129,12 +157,13 @@ class StartMemo:
 
     command: list[str]
     options: LoadOptions
-    http_path: str | None = None
+    transport: Transport = STDIO
 
     def _file(self) -> str:
         if not self.options.memo:
             return ""
-        key = canonical_json([self.command, dict(self.options.env), self.http_path])
+        served = [self.transport.path, self.transport.remote]
+        key = canonical_json([self.command, dict(self.options.env), served])
         digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return os.path.join(self.options.memo, digest)
 
@@ -167,7 +196,7 @@ class Connection:
     command: list[str]
     options: LoadOptions
     offline: bool = False  # the server cut off from the network (see _wire.cut_off)
-    http_path: str | None = None  # served over HTTP at this path (see Session)
+    transport: Transport = STDIO
     session: Session | None = None
     handshake: Handshake | None = None
     # The working directory after the last call: what the next call's first look starts from.
@@ -184,7 +213,7 @@ class Connection:
     def open(self) -> Session:
         if self.session is None:
             session = self._unstarted()
-            memo = StartMemo(self.command, self.options, self.http_path)
+            memo = StartMemo(self.command, self.options, self.transport)
             known, slowest = memo.recall()
             session.timeout = self.options.timeout
             session.start_allowance = start_allowance(self.options.timeout, slowest)
@@ -208,7 +237,7 @@ class Connection:
             stderr_fd=_WORKER_STDERR,
             offline=self.offline,
             sandbox=self.options.sandbox,
-            http_path=self.http_path,
+            transport=self.transport,
         )
 
     def hidden(self, said: str) -> list[str]:
@@ -241,7 +270,7 @@ class Connection:
             raise CallCrashed(f"the server stopped serving: {exc}", stderr_tail()) from None
         after = self.files = snapshot(session.cwd, before)
         wire_errors = [*session.problems[problems:]]
-        wrote = "sent data" if self.http_path is not None else "wrote a line to stdout"
+        wrote = "sent data" if self.transport.over_http else "wrote a line to stdout"
         wire_errors += [
             f"{wrote} that is not a JSON-RPC message: {line!r}" for line in session.strays[strays:]
         ]
@@ -326,6 +355,11 @@ class McpTool:
         return self._connection.options
 
     @property
+    def transport(self) -> Transport:
+        """How the server is spoken to."""
+        return self._connection.transport
+
+    @property
     def version(self) -> str:
         """The protocol version its server speaks ("" before it answered the handshake)."""
         handshake = self._connection.handshake
@@ -354,7 +388,7 @@ class McpTool:
             shared.command,
             shared.options,
             offline=True,
-            http_path=shared.http_path,
+            transport=shared.transport,
             error_texts=shared.error_texts,
         )
         try:
@@ -400,7 +434,8 @@ class McpTool:
 
     def __repr__(self) -> str:
         return (
-            f"<MCP tool {self.definition.get('name')!r} of {shlex.join(self._connection.command)}>"
+            f"<MCP tool {self.definition.get('name')!r} of "
+            f"{server_named(self._connection.command, self._connection.transport)}>"
         )
 
 
@@ -438,10 +473,10 @@ class McpServer:
     name: str = ""
     # Why its tools could not be listed at load ("" when they were).
     unreachable: str = ""
-    http_path: str | None = None  # served over HTTP at this path (see Session)
+    transport: Transport = STDIO
 
     def __repr__(self) -> str:
-        return f"<MCP server {shlex.join(self.command)}>"
+        return f"<MCP server {server_named(self.command, self.transport)}>"
 
 
 def listing(session: Session) -> tuple[list[dict[str, Any]], str]:

@@ -54,7 +54,14 @@ from axm_conformance._process.system._sandbox import (
 )
 from axm_conformance._process.system._tasks import TaskGroup
 from axm_conformance.errors import AxmConformanceError
-from axm_conformance.protocols.mcp._http import Endpoint, Failed, HttpWire, free_port
+from axm_conformance.protocols.mcp._http import (
+    STDIO,
+    Endpoint,
+    Failed,
+    HttpWire,
+    Transport,
+    free_port,
+)
 from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
 from axm_conformance.protocols.mcp._schema import schema_errors
 
@@ -68,6 +75,7 @@ __all__ = [
     "VERSIONS",
     "CannotStart",
     "Malformed",
+    "NotAuthorized",
     "ServerGone",
     "Session",
     "WireError",
@@ -107,6 +115,10 @@ class WireError(AxmConformanceError):
 
 class ServerGone(WireError):
     """The server closed its stdin or stdout: it exited, or will answer nothing more."""
+
+
+class NotAuthorized(WireError):
+    """The server refused the kit's credentials: HTTP 401 or 403."""
 
 
 class CannotStart(WireError):
@@ -158,9 +170,10 @@ class Session:
     version, ``strays`` keeps every line of stdout that is not a JSON-RPC message (a print, a
     log line, a banner). ``stderr`` keeps the end of what it wrote there, for reports.
 
-    With an ``http_path``, the server serves HTTP on loopback instead, at a port the kit picks
-    and gives it as ``{port}`` in its command and environment; its sandbox's network is its
-    own, reached through a relay (see ``_sandbox_init``); its stdout is a log, not the wire.
+    Over HTTP (see ``transport``), the server serves HTTP on loopback instead, at a port the
+    kit picks and gives it as ``{port}`` in its command and environment; its sandbox's network
+    is its own, reached through a relay (see ``_sandbox_init``); its stdout is a log, not the
+    wire. A remote server is not started: the session only speaks to it.
     """
 
     argv: Sequence[str]
@@ -186,7 +199,7 @@ class Session:
     _trace_read: int = 0
     _refused_when_closed: list[str] = field(default_factory=list)
     _tasks: TaskGroup | None = None
-    http_path: str | None = None
+    transport: Transport = STDIO
     _http: HttpWire | None = None
     _relay_dir: str = ""
     version: str = ""  # the protocol version spoken, once connected
@@ -198,7 +211,11 @@ class Session:
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def start(self) -> Session:
-        """Start the server, in its own session so that everything it starts can be ended."""
+        """Start the server, in its own session so that everything it starts can be ended (a
+        remote server, already serving: connect to it)."""
+        if self.transport.remote:
+            self._connect(self.transport.endpoint())
+            return self
         argv, env, endpoint = self._served_over()
         try:
             self._process = self._launched(argv, env, endpoint)
@@ -254,7 +271,7 @@ class Session:
         HTTP (None over stdio): the port picked given as ``{port}``, the relay's socket in a
         directory of its own, which the sandbox lets it write."""
         argv, env = list(self.argv), dict(self.env)
-        if self.http_path is None:
+        if not self.transport.over_http:
             return argv, env, None
         if self.sandbox is None:
             raise CannotStart(
@@ -266,7 +283,7 @@ class Session:
         env = {name: value.replace("{port}", port) for name, value in env.items()}
         self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
         relay = os.path.join(self._relay_dir, "relay")
-        return argv, env, Endpoint(int(port), self.http_path, relay)
+        return argv, env, self.transport.endpoint(int(port), relay)
 
     def _sandboxed(
         self, argv: list[str], env: dict[str, str], endpoint: Endpoint | None
@@ -311,7 +328,7 @@ class Session:
         unanswered = self._http.answers(time.monotonic() + allowance)
         if unanswered:
             self.close(grace=0.1)
-            raise CannotStart(f"{shlex.join(self.argv)}: {unanswered}")
+            raise CannotStart(f"{self.transport.url() or shlex.join(self.argv)}: {unanswered}")
 
     def _ended(self) -> str | None:
         """How the server ended (" (it exited with status N)", "" when unknown), or None while
@@ -440,6 +457,8 @@ class Session:
             if isinstance(line, Failed):
                 if line.ended:
                     raise ServerGone(line.text)
+                if line.status in (401, 403):
+                    raise NotAuthorized(line.text)
                 raise WireError(line.text)
             if line is None:
                 self._lines.put(None)  # stays at the end for the next reader
@@ -480,14 +499,16 @@ class Session:
         """Close stdin, as the stdio transport ends a session: whether the server exited within
         ``grace`` seconds, and its exit status. One that did not is killed, with its group."""
         process = self._process
-        if process is None:
-            return True, None
         if self._http is not None:
-            # Over HTTP a session ends with DELETE, and the server when it is told to stop.
+            # Over HTTP a session ends with DELETE, and a server the kit started when it is
+            # told to stop.
             self._http.close()
             self._http = None
-            stop(process)
+            if process is not None:
+                stop(process)
             self._forget_relay()
+        if process is None:
+            return True, None
         with contextlib.suppress(OSError, ValueError):
             assert process.stdin is not None
             process.stdin.close()
