@@ -41,9 +41,12 @@ MANIFEST: list[dict[str, Any]] = tomllib.loads((SERVERS / "manifest.toml").read_
 
 
 def ref(entry: dict[str, Any]) -> str:
-    return "mcp:" + shlex.join(
-        [sys.executable, str(SERVERS / entry["script"]), *entry.get("args", [])]
-    )
+    """How the kit starts an entry's server: over stdio, or over HTTP (``http``) on the port
+    the kit picks."""
+    command = [sys.executable, str(SERVERS / entry["script"]), *entry.get("args", [])]
+    if entry.get("http"):
+        return "mcp-http:" + shlex.join([*command, "--http", "{port}"])
+    return "mcp:" + shlex.join(command)
 
 
 def entry_id(entry: dict[str, Any]) -> str:
@@ -316,8 +319,11 @@ def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
 ) -> None:
     if entry.get("traced") and untraced():
         pytest.skip(f"not run: its writes are traced in a sandbox only: {untraced()}")
+    if entry.get("http") and _sandbox.support():
+        pytest.skip(f"not run: a server over HTTP is certified in a sandbox: {_sandbox.support()}")
     before = sorted(SERVERS.iterdir())
-    report = check_tool(ref(entry), examples=20, seed=seed, timeout=1.0)
+    only = tuple(entry.get("checks", ()))
+    report = check_tool(ref(entry), examples=20, seed=seed, timeout=1.0, checks=only)
     # What a server writes beside its own script, the sandbox refused.
     assert sorted(SERVERS.iterdir()) == before
     keys = {

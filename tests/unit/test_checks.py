@@ -33,6 +33,7 @@ from axm_conformance._settings import Settings
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import capabilities
 from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
+from axm_conformance.protocols.mcp._http_probe import Answered, HttpFacts
 from tests.unit.factories import (
     AXIO_POLICY,
     STR_RESULT,
@@ -239,6 +240,27 @@ def server(**facts: object) -> SubjectInfo:
     )
 
 
+# A server over HTTP that keeps every rule of the transport: what its checks were answered.
+KEPT = HttpFacts(
+    "2025-11-25",
+    foreign_origin=Answered(403),
+    bad_version=Answered(400, code=-32600),
+    session_ids=(
+        "3f2b8c1e-9d4a-4e7b-8a61-2c5f0e9b7d13",
+        "a71d04c9-5b3e-4f28-9c0d-e6b8f1a2c457",
+        "0c9e6f5a-2d71-4b8e-b3f4-97a1d8e0c26b",
+    ),
+    deleted=Answered(200),
+    after_delete=Answered(404),
+)
+
+
+def over_http(**facts: object) -> SubjectInfo:
+    """An MCP server spoken to over HTTP that answered the transport's requests as ``KEPT``
+    but for ``facts``."""
+    return server(over_http=True, http=dataclasses.replace(KEPT, **facts))
+
+
 def schema(**changes: object) -> dict[str, object]:
     """The default subject's input schema with ``changes``."""
     base = subject().input_schema
@@ -387,6 +409,65 @@ CASES = [
             "outside its working and temporary directories (the sandbox refused)"
         ),
         subject=server(refused_writes=("/srv/pkg/server.log",)),
+    ),
+    case("http-endpoint-direct", "answered where it is", subject=over_http()),
+    case(
+        "http-endpoint-direct",
+        "a mounted app",
+        warning("redirected its endpoint /mcp to /mcp/ (307 Temporary Redirect)"),
+        subject=over_http(redirected="/mcp to /mcp/ (307 Temporary Redirect)"),
+    ),
+    case("http-origin-validated", "a foreign Origin refused 403", subject=over_http()),
+    case(
+        "http-origin-validated",
+        "a foreign Origin served",
+        failure("served tools/list to a request from Origin http://dns-rebinding.invalid (HTTP"),
+        subject=over_http(foreign_origin=Answered(200, "{}")),
+    ),
+    case(
+        "http-origin-validated",
+        "refused, but not 403",
+        warning("refused a request from Origin http://dns-rebinding.invalid with HTTP 400"),
+        subject=over_http(foreign_origin=Answered(400)),
+    ),
+    case("http-session-id", "drawn ids", subject=over_http()),
+    case(
+        "http-session-id",
+        "counted ids",
+        failure("gave the session ids 's-1' then 's-2', 2 characters apart"),
+        subject=over_http(session_ids=("s-1", "s-2", "s-3")),
+    ),
+    case(
+        "http-session-id",
+        "a space in an id",
+        failure("gave the session id 'a b"),
+        note("whether its ids can be guessed is not judged: it gave no second session an id"),
+        subject=over_http(session_ids=("a b" + "x" * 30,)),
+    ),
+    case("http-version-header", "400 to a version that is none", subject=over_http()),
+    case(
+        "http-version-header",
+        "a version that is none served",
+        warning("served a request whose MCP-Protocol-Version is 1999-01-01"),
+        subject=over_http(bad_version=Answered(200)),
+    ),
+    case(
+        "http-unknown-method",
+        "404 with -32601",
+        subject=over_http(version="2026-07-28", unknown_method=Answered(404, code=-32601)),
+    ),
+    case(
+        "http-unknown-method",
+        "200 with the error alone",
+        warning("answered the method axm-conformance/no-such-method with HTTP 200"),
+        subject=over_http(version="2026-07-28", unknown_method=Answered(200, code=-32601)),
+    ),
+    case("http-session-ended", "404 after DELETE", subject=over_http()),
+    case(
+        "http-session-ended",
+        "served after DELETE",
+        warning("accepted DELETE of a session, then answered a request in it with HTTP 200"),
+        subject=over_http(after_delete=Answered(200)),
     ),
     case("server-exits", "exited at once", subject=server()),
     case(

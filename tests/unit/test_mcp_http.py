@@ -4,12 +4,15 @@ request, 202 for a notification) and, where asked, as no server should."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import queue
+import secrets
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -27,6 +30,7 @@ from axm_conformance.protocols.mcp._http import (
     _header_value,
     events,
 )
+from axm_conformance.protocols.mcp._http_checks import _LEAST_DIFFERENT, _different
 from axm_conformance.protocols.mcp._server import command_of, transport_of
 from axm_conformance.protocols.mcp._wire import CannotStart, Session
 
@@ -263,3 +267,26 @@ def test_a_remote_reference_names_its_endpoint(
 def test_a_remote_reference_that_names_no_endpoint_is_a_load_error(ref: str) -> None:
     with pytest.raises(LoadError, match="use mcp\\+http://HOST:PORT/PATH"):
         transport_of(ref, LoadOptions())
+
+
+@pytest.mark.parametrize(
+    ("make", "guessed"),
+    [
+        (lambda n: str(uuid.uuid4()), False),
+        (lambda n: secrets.token_urlsafe(24), False),
+        (lambda n: uuid.uuid4().hex, False),
+        # A JWT: its header and most of its claims repeat; its signature does not.
+        (lambda n: f"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ{n}In0.{secrets.token_urlsafe(32)}", False),
+        (lambda n: f"session-{n}", True),
+        (lambda n: str(1_765_000_000_000 + 37 * n), True),
+        (lambda n: f"{n:032x}", True),
+    ],
+)
+def test_a_session_id_is_guessed_when_the_next_differs_little_from_the_last(
+    make: Any, guessed: bool
+) -> None:
+    """Two ids given one after the other: drawn ones differ in dozens of characters, counted or
+    timed ones in a few, whatever their length."""
+    ids = [make(n) for n in range(1, 6)]
+    apart = [_different(last, given) for last, given in itertools.pairwise(ids)]
+    assert (min(apart) < _LEAST_DIFFERENT) is guessed, apart

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from axm_conformance.protocols.mcp._http_probe import HttpFacts
+
 __all__ = ["ServerFacts", "hidden_by_sandbox", "last_said"]
 
 
@@ -85,3 +87,4 @@ class ServerFacts:
     ended_on_probe: bool = False
     ping: str | None = None
     over_http: bool = False  # served over Streamable HTTP, not stdio
+    http: HttpFacts | None = None  # its transport, seen beside the session (see _http_probe)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import http.client
 import itertools
 import json
@@ -203,13 +204,16 @@ class HttpWire:
     gone: Callable[[], str | None]
     session_id: str = ""
     version: str = ""
+    redirected: str = ""  # how the endpoint's path moved, where it redirected (see answers)
     problems: list[str] = field(default_factory=list)
     _open: list[http.client.HTTPConnection] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def answers(self, deadline: float) -> str:
         """Wait until the endpoint answers any HTTP request; "" once it does, else why not
-        (the server exited, or the deadline passed)."""
+        (the server exited, or the deadline passed). An endpoint that redirects to another
+        path of the same server (``/mcp`` to ``/mcp/``) is spoken to there, as the SDKs' HTTP
+        clients follow it, and ``redirected`` says so."""
         while True:
             connection = self.endpoint.connection(timeout=max(0.1, deadline - time.monotonic()))
             try:
@@ -218,7 +222,15 @@ class HttpWire:
                     self.endpoint.path,
                     headers={**dict(self.endpoint.headers), "Accept": "text/event-stream"},
                 )
-                connection.getresponse().close()
+                response = connection.getresponse()
+                response.close()
+                moved = _moved_to(response, self.endpoint)
+                if moved and not self.redirected:
+                    self.redirected = (
+                        f"{self.endpoint.path} to {moved} ({response.status} {response.reason})"
+                    )
+                    self.endpoint = dataclasses.replace(self.endpoint, path=moved)
+                    continue
                 return ""
             except (OSError, http.client.HTTPException) as exc:
                 ended = self.gone()
@@ -333,6 +345,20 @@ class HttpWire:
             connection.request("DELETE", self.endpoint.path, headers=headers)
             connection.getresponse().read()
         connection.close()
+
+
+def _moved_to(response: http.client.HTTPResponse, endpoint: Endpoint) -> str:
+    """The path a 307 or 308 answer moves the endpoint to, on the same server ("" for none:
+    another answer, or another server)."""
+    location = response.getheader("location") or ""
+    if response.status not in (307, 308) or not location:
+        return ""
+    where = urllib.parse.urlsplit(location)
+    same = not where.netloc or (where.hostname, where.port or 80) in (
+        (endpoint.host, endpoint.port),
+        ("localhost", endpoint.port),
+    )
+    return where.path if same and where.path and where.path != endpoint.path else ""
 
 
 def _message(body: bytes) -> Any:

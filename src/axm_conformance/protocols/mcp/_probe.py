@@ -7,6 +7,7 @@ closed; then, started again, how it ends after one call of each of its tools.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterable
@@ -18,6 +19,7 @@ from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.base import canonical_json
 from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
+from axm_conformance.protocols.mcp._http_probe import HttpFacts, observe_http
 from axm_conformance.protocols.mcp._server import (
     CLOSE_GRACE,
     McpServer,
@@ -111,6 +113,7 @@ def probe(server: McpServer) -> ServerFacts:
     listing_error = ""
     tools: list[dict[str, Any]] = []
     at_handshake: set[int] = set()
+    http: HttpFacts | None = None
     try:
         # Probed afresh whatever the run knows of it: the server checks judge what this very
         # exchange carried (stray lines, messages that break the schema), not only its outcome.
@@ -126,6 +129,11 @@ def probe(server: McpServer) -> ServerFacts:
         unknown_tool = _unknown_tool_answer(session, {str(tool.get("name")) for tool in tools})
         if handshake.version != CURRENT:  # 2026-07-28 removed ping (its changelog, item 5)
             ping = _ping_answer(session)
+        spoken = session.spoken_over()
+        if spoken is not None:
+            endpoint, session_id, redirected = spoken
+            http = observe_http(endpoint, handshake.version, session_id, session.timeout)
+            http = dataclasses.replace(http, redirected=redirected)
     except WireError as exc:
         seconds = time.monotonic() - started
         if handshake is not None:
@@ -170,6 +178,7 @@ def probe(server: McpServer) -> ServerFacts:
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
         hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
+        http=http,
     )
 
 

@@ -66,6 +66,7 @@ from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
 from axm_conformance.protocols.mcp._schema import schema_errors
 
 __all__ = [
+    "CLIENT_INFO",
     "CURRENT",
     "INVALID_PARAMS",
     "LEGACY",
@@ -329,6 +330,13 @@ class Session:
         if unanswered:
             self.close(grace=0.1)
             raise CannotStart(f"{self.transport.url() or shlex.join(self.argv)}: {unanswered}")
+
+    def spoken_over(self) -> tuple[Endpoint, str, str] | None:
+        """The HTTP endpoint the session speaks to, its session id ("" for none) and how the
+        endpoint redirected ("" where it did not); None over stdio or before it connected."""
+        if self._http is None:
+            return None
+        return self._http.endpoint, self._http.session_id, self._http.redirected
 
     def _ended(self) -> str | None:
         """How the server ended (" (it exited with status N)", "" when unknown), or None while

@@ -1,0 +1,240 @@
+"""The Streamable HTTP transport's checks, registered through the public check API by the entry
+point ``mcp-http`` of the group ``axm_conformance.checks``.
+
+Each judges a server served over HTTP by how it answered requests beside the probe's session
+that break one rule of the transport pages (see ``_http_probe``), and cites the rule. What lets
+an attacker in (a foreign Origin served, a session id that can be guessed) fails the server:
+no client can make up for it. What only a wrong client would meet (a version header that is no
+version served, a session served after its DELETE) is a warning that says so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+
+from axm_conformance.checks import (
+    CheckContext,
+    Finding,
+    Found,
+    SubjectInfo,
+    check,
+    note,
+    warning,
+)
+from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._http_probe import (
+    FOREIGN_ORIGIN,
+    NO_VERSION,
+    UNKNOWN_METHOD,
+    Answered,
+    HttpFacts,
+)
+from axm_conformance.protocols.mcp._wire import CURRENT
+
+__all__: list[str] = []
+
+# Two ids given one after the other that differ in fewer characters than this were counted or
+# timed, not drawn: the next one is guessed from the last.
+_LEAST_DIFFERENT = 8
+_VISIBLE = frozenset(chr(code) for code in range(0x21, 0x7F))
+_HEADER_MISMATCH = -32020
+_METHOD_NOT_FOUND = -32601
+
+
+def _http(subject: SubjectInfo) -> HttpFacts:
+    facts = subject.server
+    assert isinstance(facts, ServerFacts) and facts.http is not None
+    return facts.http
+
+
+def _over_http(subject: SubjectInfo) -> str | Finding | None:
+    facts = subject.server
+    assert isinstance(facts, ServerFacts)
+    if not facts.over_http:
+        return "spoken to over stdio: it has no HTTP transport to judge"
+    if facts.http is None:
+        return "not run: the server did not answer the handshake (see server-handshake)"
+    return None
+
+
+def _stateful(subject: SubjectInfo) -> str | Finding | None:
+    reason = _over_http(subject)
+    if reason is None and not _http(subject).session_ids:
+        version = _http(subject).version
+        if version == CURRENT:
+            return f"{version} has no sessions"
+        return "the server assigns no session id: it keeps no session, as the transport allows"
+    return reason
+
+
+def _answered(answer: Answered) -> str:
+    said = f": {answer.said!r}" if answer.said else ""
+    return f"HTTP {answer.status}{said}" if answer.status else answer.said
+
+
+@check("http-endpoint-direct", "server", applies=_over_http, subject="server")
+def http_endpoint_direct(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The MCP endpoint answers at its path, with no redirect."""
+    redirected = _http(subject).redirected
+    if redirected:
+        yield warning(
+            f"redirected its endpoint {redirected}: the server MUST provide a single HTTP "
+            "endpoint path (transports, Streamable HTTP); the SDKs' HTTP clients follow the "
+            "redirect, and the kit spoke to it there, but a client that does not follow it "
+            "cannot connect"
+        )
+
+
+@check("http-origin-validated", "server", applies=_over_http, subject="server")
+def http_origin_validated(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server answers a request from a foreign Origin 403 Forbidden (DNS rebinding)."""
+    answer = _http(subject).foreign_origin
+    rule = (
+        "servers MUST validate the Origin header on all incoming connections to prevent DNS "
+        "rebinding attacks; if it is present and invalid, MUST respond with HTTP 403 Forbidden "
+        "(transports, Security Warning)"
+    )
+    if 200 <= answer.status < 300:
+        yield (
+            f"served tools/list to a request from Origin {FOREIGN_ORIGIN} ({_answered(answer)}): "
+            f"a web page the user opens can call its tools through DNS rebinding; {rule}"
+        )
+    elif answer.status != 403:
+        yield warning(
+            f"refused a request from Origin {FOREIGN_ORIGIN} with {_answered(answer)}, not 403 "
+            f"Forbidden: {rule}"
+        )
+
+
+@check("http-session-id", "server", applies=_stateful, subject="server")
+def http_session_id(subject: SubjectInfo, context: CheckContext) -> Found:
+    """Session ids are visible ASCII, never given twice, and cannot be guessed from the last."""
+    ids = [item for item in _http(subject).session_ids if item]
+    for session in ids:
+        bad = sorted({char for char in session if char not in _VISIBLE})
+        if bad:
+            yield (
+                f"gave the session id {session!r}, with {', '.join(map(repr, bad))}: a session "
+                "id MUST only contain visible ASCII characters, 0x21 to 0x7E (transports, "
+                "Session Management)"
+            )
+    if len(ids) < 2:
+        yield note(
+            "whether its ids can be guessed is not judged: it gave no second session an id "
+            "(each initialize besides the probe's was refused)"
+        )
+        return
+    if len(set(ids)) < len(ids):
+        yield f"gave one session id to two sessions: {ids}"
+        return
+    for last, given in itertools.pairwise(ids):
+        different = _different(last, given)
+        if different < _LEAST_DIFFERENT:
+            yield (
+                f"gave the session ids {last!r} then {given!r}, {different} characters apart: "
+                "whoever saw one guesses the next and takes over its session; servers MUST use "
+                "secure, non-deterministic session IDs (security best practices, Session "
+                "Hijacking)"
+            )
+            return
+
+
+def _different(first: str, second: str) -> int:
+    """How many characters of two strings are not in a run they share, in order."""
+    matcher = difflib.SequenceMatcher(None, first, second, autojunk=False)
+    shared = sum(block.size for block in matcher.get_matching_blocks())
+    return len(first) + len(second) - 2 * shared
+
+
+def _version_header_since(subject: SubjectInfo) -> str | Finding | None:
+    reason = _over_http(subject)
+    if reason is None and _http(subject).bad_version is None:
+        return f"{_http(subject).version} has no MCP-Protocol-Version header (since 2025-06-18)"
+    return reason
+
+
+@check("http-version-header", "server", applies=_version_header_since, subject="server")
+def http_version_header(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server answers 400 a request whose MCP-Protocol-Version it does not support."""
+    facts = _http(subject)
+    bad = facts.bad_version
+    assert bad is not None
+    if 200 <= bad.status < 300:
+        yield warning(
+            f"served a request whose MCP-Protocol-Version is {NO_VERSION}, which no version "
+            f"is ({_answered(bad)}): a server MUST respond 400 Bad Request to an invalid or "
+            "unsupported one (transports, Protocol Version Header); a correct client never "
+            "sends one, so none is harmed"
+        )
+    mismatched = facts.mismatched_method
+    if mismatched is not None and (mismatched.status != 400 or mismatched.code != _HEADER_MISMATCH):
+        yield warning(
+            f"answered tools/list sent with the header Mcp-Method: tools/call with "
+            f"{_answered(mismatched)}{_code(mismatched)}: a server MUST reject a request whose "
+            f"headers do not match its body with 400 Bad Request and the JSON-RPC error "
+            f"{_HEADER_MISMATCH} (HeaderMismatch; streamable-http, Server Validation): a "
+            "balancer that routes on the header and a server that executes the body disagree"
+        )
+
+
+def _current(subject: SubjectInfo) -> str | Finding | None:
+    reason = _over_http(subject)
+    if reason is None and _http(subject).unknown_method is None:
+        return (
+            f"{_http(subject).version} answers an unknown method with the JSON-RPC error alone: "
+            "the 404 is 2026-07-28's"
+        )
+    return reason
+
+
+@check("http-unknown-method", "server", applies=_current, subject="server")
+def http_unknown_method(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server answers a method it does not implement 404 Not Found with -32601."""
+    answer = _http(subject).unknown_method
+    assert answer is not None
+    if answer.status != 404 or answer.code != _METHOD_NOT_FOUND:
+        yield warning(
+            f"answered the method {UNKNOWN_METHOD} with {_answered(answer)}{_code(answer)}: a "
+            f"server that does not implement a method MUST respond with 404 Not Found and the "
+            f"JSON-RPC error {_METHOD_NOT_FOUND} (streamable-http); a client that meets "
+            "another answer may take the server for one of another era"
+        )
+
+
+def _code(answer: Answered) -> str:
+    return "" if answer.code is None else f" (JSON-RPC error {answer.code})"
+
+
+def _deleted(subject: SubjectInfo) -> str | Finding | None:
+    reason = _stateful(subject)
+    if reason is not None:
+        return reason
+    deleted = _http(subject).deleted
+    if deleted is None:
+        return "not run: the server gave no second session to end"
+    if deleted.status == 405:
+        return "the server does not let a client end a session (405 to DELETE), as it may"
+    return None
+
+
+@check("http-session-ended", "server", applies=_deleted, subject="server")
+def http_session_ended(subject: SubjectInfo, context: CheckContext) -> Found:
+    """After a DELETE it accepted, the server answers the session's requests 404 Not Found."""
+    facts = _http(subject)
+    deleted, after = facts.deleted, facts.after_delete
+    assert deleted is not None
+    if after is None:
+        yield warning(
+            f"answered DELETE of a session with {_answered(deleted)}: a server that does not "
+            "let a client end a session MAY respond 405 Method Not Allowed (transports, "
+            "Session Management); a client cannot tell whether the session ended"
+        )
+    elif after.status != 404:
+        yield warning(
+            f"accepted DELETE of a session, then answered a request in it with "
+            f"{_answered(after)}, not 404 Not Found: after it terminates a session a server "
+            "MUST respond to requests containing that session ID with 404 (transports, "
+            "Session Management); the session is not ended, which only a client that keeps "
+            "using it would meet"
+        )

@@ -1,0 +1,206 @@
+"""What the kit observes of a server's Streamable HTTP transport itself: requests beside the
+probe's session, each breaking one rule of the transport pages the way a client, a web page or
+an attacker could, and how the server answered them. The subject of the ``http-*`` checks.
+
+Each request is its own connection, read whole within the run's timeout, with the run's
+headers (``--axm-server-header``, the token): what differs from a correct request is only what
+is asked about.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from axm_conformance.protocols.mcp._http import Endpoint, events
+from axm_conformance.protocols.mcp._wire import CLIENT_INFO, CURRENT, META, VERSIONS, current_meta
+
+__all__ = [
+    "FOREIGN_ORIGIN",
+    "NO_VERSION",
+    "SESSIONS",
+    "UNKNOWN_METHOD",
+    "Answered",
+    "HttpFacts",
+    "observe_http",
+]
+
+# An origin no server serves: what a page reached through DNS rebinding sends.
+FOREIGN_ORIGIN = "http://dns-rebinding.invalid"
+# A protocol version header no published version has.
+NO_VERSION = "1999-01-01"
+# A method no server implements.
+UNKNOWN_METHOD = "axm-conformance/no-such-method"
+# How many sessions are opened, besides the probe's, to see how their ids are made.
+SESSIONS = 4
+# The version that first required the MCP-Protocol-Version header (2025-06-18 transports).
+_HEADER_SINCE = "2025-06-18"
+_READ = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Answered:
+    """An HTTP answer: its status (0 when none came: ``said`` says why) and its body's
+    JSON-RPC error code, where it has one."""
+
+    status: int
+    said: str = ""
+    code: int | None = None
+
+
+@dataclass(frozen=True)
+class HttpFacts:
+    """``version`` spoken; ``foreign_origin``, how a request from a foreign Origin was
+    answered; ``bad_version``, how a request with an MCP-Protocol-Version header that is no
+    version was answered (None where the version has no such header), and in the 2026-07-28
+    era ``mismatched_method``, one whose ``Mcp-Method`` header names another method than its
+    body, and ``unknown_method``, a request of a method no server has;
+    ``session_ids``, the ids of the probe's session and of SESSIONS more, in order (none for a
+    server without sessions); ``deleted``, how a DELETE of the last was answered, and
+    ``after_delete`` how a request in it was then (None when not asked); ``redirected``, how
+    the endpoint's path redirected the first request ("" where it did not)."""
+
+    version: str
+    foreign_origin: Answered
+    bad_version: Answered | None = None
+    mismatched_method: Answered | None = None
+    unknown_method: Answered | None = None
+    session_ids: tuple[str, ...] = ()
+    deleted: Answered | None = None
+    after_delete: Answered | None = None
+    redirected: str = ""
+
+
+def observe_http(endpoint: Endpoint, version: str, session: str, timeout: float) -> HttpFacts:
+    """The transport's facts, from requests beside a session of ``version`` (``session`` its
+    id, "" for none)."""
+    ids = itertools.count(9_000)
+    asking = _Asking(endpoint, version, session, timeout)
+
+    def listing(**headers: str) -> Answered:
+        return asking.post(_request(next(ids), "tools/list", version), headers)
+
+    foreign = listing(Origin=FOREIGN_ORIGIN)
+    if version == CURRENT:
+        unsupported = _request(next(ids), "tools/list", version)
+        unsupported["params"]["_meta"][f"{META}protocolVersion"] = NO_VERSION
+        return HttpFacts(
+            version,
+            foreign,
+            bad_version=asking.post(unsupported, {"MCP-Protocol-Version": NO_VERSION}),
+            mismatched_method=listing(**{"Mcp-Method": "tools/call"}),
+            unknown_method=asking.post(_request(next(ids), UNKNOWN_METHOD, version), {}),
+        )
+    bad = None
+    if VERSIONS.index(version) >= VERSIONS.index(_HEADER_SINCE):
+        bad = listing(**{"MCP-Protocol-Version": NO_VERSION})
+    if not session:
+        return HttpFacts(version, foreign, bad_version=bad)
+    opened = [asking.initialized(next(ids)) for _ in range(SESSIONS)]
+    made = [item for item in opened if item]
+    deleted = after = None
+    if made:
+        last = _Asking(endpoint, version, made[-1], timeout)
+        for other_session in made[:-1]:
+            _Asking(endpoint, version, other_session, timeout).delete()
+        deleted = last.delete()
+        if 200 <= deleted.status < 300:
+            after = last.post(_request(next(ids), "tools/list", version), {})
+    return HttpFacts(
+        version,
+        foreign,
+        bad_version=bad,
+        session_ids=(session, *opened),
+        deleted=deleted,
+        after_delete=after,
+    )
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """Requests to ``endpoint`` as a client of ``version`` in ``session`` sends them."""
+
+    endpoint: Endpoint
+    version: str
+    session: str
+    timeout: float
+
+    def headers(self, extra: dict[str, str]) -> dict[str, str]:
+        headers = {
+            **dict(self.endpoint.headers),
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": self.version,
+        }
+        if self.session:
+            headers["MCP-Session-Id"] = self.session
+        return {**headers, **extra}
+
+    def post(self, message: dict[str, Any], extra: dict[str, str]) -> Answered:
+        """``message`` as a client sends it (in the 2026-07-28 era with its method, and a
+        call's tool, mirrored in headers), the ``extra`` headers instead of the client's."""
+        mirrored: dict[str, str] = {}
+        if self.version == CURRENT and "method" in message:
+            mirrored["Mcp-Method"] = str(message["method"])
+        headers = self.headers({**mirrored, **extra})
+        return self._send("POST", json.dumps(message).encode(), headers)[0]
+
+    def delete(self) -> Answered:
+        return self._send("DELETE", None, self.headers({}))[0]
+
+    def initialized(self, request_id: int) -> str:
+        """A new session's id, initialized as a client of the version does ("" when the
+        server assigned none)."""
+        offer = {"protocolVersion": self.version, "capabilities": {}, "clientInfo": CLIENT_INFO}
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": offer}
+        headers = self.headers({})
+        for name in ("MCP-Protocol-Version", "MCP-Session-Id"):
+            headers.pop(name, None)
+        answered, session = self._send("POST", json.dumps(message).encode(), headers)
+        if session and 200 <= answered.status < 300:
+            opened = _Asking(self.endpoint, self.version, session, self.timeout)
+            opened.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {})
+        return session
+
+    def _send(self, verb: str, body: bytes | None, headers: dict[str, str]) -> tuple[Answered, str]:
+        """How the server answered, and the session id it gave ("" for none). An event stream
+        is read to its first message: the server may keep it open after."""
+        connection = self.endpoint.connection(self.timeout)
+        try:
+            connection.request(verb, self.endpoint.path, body, headers)
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            return Answered(0, f"no answer: {exc}"), ""
+        session = response.getheader("mcp-session-id") or ""
+        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        data = b""
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            if kind == "text/event-stream":
+                data = next(events(iter(response.readline, b"")), b"")
+            else:
+                data = response.read(_READ)
+        connection.close()
+        return Answered(response.status, _shown(data), _code(data)), session
+
+
+def _request(request_id: int, method: str, version: str) -> dict[str, Any]:
+    params = {"_meta": current_meta()} if version == CURRENT else {}
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
+def _code(data: bytes) -> int | None:
+    """The JSON-RPC error code of a message, where it is an error response."""
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        code = json.loads(data).get("error", {}).get("code")
+        return code if isinstance(code, int) else None
+    return None
+
+
+def _shown(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return text[:200]
