@@ -410,6 +410,13 @@ CASES = [
         ),
         subject=server(refused_writes=("/srv/pkg/server.log",)),
     ),
+    case("http-transport-current", "Streamable HTTP", subject=over_http()),
+    case(
+        "http-transport-current",
+        "HTTP with SSE",
+        warning("speaks the deprecated HTTP+SSE transport (2024-11-05)"),
+        subject=over_http(legacy=True),
+    ),
     case("http-endpoint-direct", "answered where it is", subject=over_http()),
     case(
         "http-endpoint-direct",

@@ -290,3 +290,57 @@ def test_a_session_id_is_guessed_when_the_next_differs_little_from_the_last(
     ids = [make(n) for n in range(1, 6)]
     apart = [_different(last, given) for last, given in itertools.pairwise(ids)]
     assert (min(apart) < _LEAST_DIFFERENT) is guessed, apart
+
+
+class _OldServer(BaseHTTPRequestHandler):
+    """The deprecated HTTP+SSE transport: a GET of /sse opens a stream whose first event names
+    where to POST; each request POSTed there is answered on the stream."""
+
+    stream: Any = None
+    ready = threading.Event()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"event: endpoint\ndata: /messages/?session_id=abc\n\n")
+        self.wfile.flush()
+        _OldServer.stream = self.wfile
+        _OldServer.ready.set()
+        threading.Event().wait(5)
+
+    def do_POST(self) -> None:
+        if self.path != "/messages/?session_id=abc":
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        answer = {"jsonrpc": "2.0", "id": body["id"], "result": {"ok": True}}
+        _OldServer.ready.wait(5)
+        _OldServer.stream.write(f"event: message\ndata: {json.dumps(answer)}\n\n".encode())
+        _OldServer.stream.flush()
+
+
+def test_a_server_on_the_deprecated_transport_is_found_and_spoken_to_over_it() -> None:
+    """Its POST refused 405, the URL's event stream names where to POST: the request goes
+    there, and its answer comes on the stream."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _OldServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    delivered: queue.Queue[bytes | Failed] = queue.Queue()
+    client = HttpWire(Endpoint(server.server_address[1], "/sse"), delivered.put, lambda: None)
+    try:
+        _send(client, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        answer = delivered.get(timeout=5)
+    finally:
+        client.close()
+        server.shutdown()
+        server.server_close()
+    assert json.loads(answer) == {"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}
+    assert client.spoken().legacy

@@ -42,6 +42,7 @@ __all__ = [
     "Endpoint",
     "Failed",
     "HttpWire",
+    "Spoken",
     "Transport",
     "events",
     "free_port",
@@ -158,22 +159,33 @@ def _header_value(value: str) -> str:
     return f"=?base64?{base64.b64encode(value.encode('utf-8', 'surrogatepass')).decode()}?="
 
 
-def events(lines: Iterator[bytes]) -> Iterator[bytes]:
-    """The data of each event of an event stream whose lines are given, in order; an event
-    with no data (a priming event, a ``retry``) gives none."""
+def stream_events(lines: Iterator[bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """The type (``message`` unless the event names one) and the data of each event of an
+    event stream whose lines are given, in order; an event with no data (a priming event, a
+    ``retry``) gives none."""
     data: list[bytes] = []
+    kind = b""
     # A stream ends its last event as a blank line would.
     for raw in itertools.chain(lines, [b""]):
         line = raw.rstrip(b"\r\n")
         if not line:
             # An event whose data is empty is not dispatched.
             if b"".join(data):
-                yield b"\n".join(data)
-            data = []
+                yield kind or b"message", b"\n".join(data)
+            data, kind = [], b""
             continue
         name, _, value = line.partition(b":")
+        value = value[1:] if value.startswith(b" ") else value
         if name == b"data":
-            data.append(value[1:] if value.startswith(b" ") else value)
+            data.append(value)
+        elif name == b"event":
+            kind = value
+
+
+def events(lines: Iterator[bytes]) -> Iterator[bytes]:
+    """The data of each event of an event stream whose lines are given, in order."""
+    for _, data in stream_events(lines):
+        yield data
 
 
 @dataclass(frozen=True)
@@ -205,7 +217,13 @@ class HttpWire:
     session_id: str = ""
     version: str = ""
     redirected: str = ""  # how the endpoint's path moved, where it redirected (see answers)
+    # Spoken to over the deprecated HTTP+SSE transport, its messages POSTed to ``_post_path``
+    # (see _fell_back).
+    legacy: bool = False
     problems: list[str] = field(default_factory=list)
+    _post_path: str = ""
+    _tried_legacy: bool = False
+    _closing: bool = False
     _open: list[http.client.HTTPConnection] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -242,6 +260,9 @@ class HttpWire:
                 connection.close()
             time.sleep(_POLL)
 
+    def spoken(self) -> Spoken:
+        return Spoken(self.endpoint, self.session_id, self.redirected, self.legacy)
+
     def send(self, message: dict[str, Any], body: bytes) -> None:
         """POST one message: a request's answer is delivered as it comes."""
         if "id" in message and "method" in message:
@@ -258,11 +279,15 @@ class HttpWire:
             self._open.append(connection)
         method = str(message.get("method", ""))
         try:
-            connection.request("POST", self.endpoint.path, body, self._headers(message))
+            path = self._post_path or self.endpoint.path
+            connection.request("POST", path, body, self._headers(message))
             response = connection.getresponse()
             if method == "initialize":
                 self.session_id = response.getheader("mcp-session-id") or ""
-            self._read(response, message)
+            if self.legacy:
+                self._accepted(response, message)
+            elif not self._fell_back(response, message, body):
+                self._read(response, message)
         except (OSError, http.client.HTTPException) as exc:
             ended = self.gone()
             self.deliver(
@@ -274,6 +299,72 @@ class HttpWire:
             connection.close()
             with self._lock, contextlib.suppress(ValueError):
                 self._open.remove(connection)
+
+    def _fell_back(
+        self, response: http.client.HTTPResponse, message: dict[str, Any], body: bytes
+    ) -> bool:
+        """Whether a request refused 400, 404 or 405 with no JSON-RPC answer was sent again
+        over the deprecated HTTP+SSE transport, found where the transport pages' backward
+        compatibility says a client looks for it (see _legacy_stream)."""
+        if response.status not in (400, 404, 405) or "id" not in message:
+            return False
+        said = response.read()
+        answer = _message(said)
+        if (isinstance(answer, dict) and "jsonrpc" in answer) or not self._legacy_stream():
+            self._failed(response, message, said)
+            return True
+        self._post(message, body)
+        return True
+
+    def _legacy_stream(self) -> bool:
+        """Open the deprecated transport's event stream, once: a GET of the endpoint whose
+        first event, ``endpoint``, names where messages are POSTed (2024-11-05, HTTP with
+        SSE); the server's messages then come as the stream's ``message`` events."""
+        with self._lock:
+            if self._tried_legacy:
+                return self.legacy
+            self._tried_legacy = True
+        connection = self.endpoint.connection(timeout=None)
+        try:
+            headers = {**dict(self.endpoint.headers), "Accept": "text/event-stream"}
+            connection.request("GET", self.endpoint.path, headers=headers)
+            response = connection.getresponse()
+            stream = stream_events(iter(response.readline, b""))
+            first = next(stream, None) if response.status == 200 else None
+        except (OSError, http.client.HTTPException):
+            first = None
+        target = urllib.parse.urlsplit(first[1].decode("utf-8", "replace")) if first else None
+        if first is None or first[0] != b"endpoint" or target is None or target.netloc:
+            connection.close()
+            return False
+        path = urllib.parse.urljoin(self.endpoint.path, target.path)
+        self._post_path = f"{path}?{target.query}" if target.query else path
+        self.legacy = True
+        with self._lock:
+            self._open.append(connection)
+        name = f"{KIT_THREAD}http-sse-stream"
+        threading.Thread(target=self._listen, args=(stream,), name=name, daemon=True).start()
+        return True
+
+    def _listen(self, stream: Iterator[tuple[bytes, bytes]]) -> None:
+        with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+            for kind, data in stream:
+                if kind == b"message":
+                    self.deliver(data)
+        if not self._closing:
+            ended = self.gone()
+            self.deliver(Failed(f"the server ended its event stream{ended or ''}", ended=True))
+
+    def _accepted(self, response: http.client.HTTPResponse, message: dict[str, Any]) -> None:
+        """A message POSTed over the deprecated transport: accepted, its answer to come on
+        the stream."""
+        said = response.read()
+        if not 200 <= response.status < 300:
+            if "id" in message and "method" in message:
+                self._failed(response, message, said)
+            else:
+                what = str(message.get("method") or "a reply")
+                self.problems.append(f"answered {what} with HTTP {response.status}{_said(said)}")
 
     def _read(self, response: http.client.HTTPResponse, message: dict[str, Any]) -> None:
         kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
@@ -293,13 +384,23 @@ class HttpWire:
                 self.deliver(data)
             return
         body = response.read()
-        answer = _message(body)
-        if (200 <= response.status < 300 and kind == "application/json") or (
-            isinstance(answer, dict) and answer.get("id") == message.get("id")
-        ):
-            # A JSON-RPC answer stands whatever the status that carried it.
+        if 200 <= response.status < 300 and kind == "application/json":
             self.deliver(body)
             return
+        self._failed(response, message, body)
+
+    def _failed(
+        self, response: http.client.HTTPResponse, message: dict[str, Any], body: bytes
+    ) -> None:
+        """A request answered otherwise than with a message: a JSON-RPC answer that names it
+        stands whatever the status that carried it; anything else fails it, naming the
+        status."""
+        answer = _message(body)
+        if isinstance(answer, dict) and answer.get("id") == message.get("id"):
+            self.deliver(body)
+            return
+        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        what = str(message.get("method") or "a reply")
         self.deliver(
             Failed(
                 f"the server answered {what} with HTTP {response.status} "
@@ -332,6 +433,7 @@ class HttpWire:
 
     def close(self) -> None:
         """End the session (DELETE, where the server assigned one) and every open request."""
+        self._closing = True
         with self._lock:
             for connection in self._open:
                 connection.close()
@@ -345,6 +447,18 @@ class HttpWire:
             connection.request("DELETE", self.endpoint.path, headers=headers)
             connection.getresponse().read()
         connection.close()
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """How a session speaks HTTP: its ``endpoint``, the ``session`` id the server gave ("" for
+    none), how the endpoint ``redirected`` ("" where it did not), and whether over the
+    deprecated HTTP+SSE transport (``legacy``)."""
+
+    endpoint: Endpoint
+    session: str = ""
+    redirected: str = ""
+    legacy: bool = False
 
 
 def _moved_to(response: http.client.HTTPResponse, endpoint: Endpoint) -> str:

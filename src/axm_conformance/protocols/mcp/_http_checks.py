@@ -58,8 +58,15 @@ def _over_http(subject: SubjectInfo) -> str | Finding | None:
     return None
 
 
-def _stateful(subject: SubjectInfo) -> str | Finding | None:
+def _streamable(subject: SubjectInfo) -> str | Finding | None:
     reason = _over_http(subject)
+    if reason is None and _http(subject).legacy:
+        return "spoken to over the deprecated HTTP+SSE transport, which has no such rule"
+    return reason
+
+
+def _stateful(subject: SubjectInfo) -> str | Finding | None:
+    reason = _streamable(subject)
     if reason is None and not _http(subject).session_ids:
         version = _http(subject).version
         if version == CURRENT:
@@ -71,6 +78,19 @@ def _stateful(subject: SubjectInfo) -> str | Finding | None:
 def _answered(answer: Answered) -> str:
     said = f": {answer.said!r}" if answer.said else ""
     return f"HTTP {answer.status}{said}" if answer.status else answer.said
+
+
+@check("http-transport-current", "server", applies=_over_http, subject="server")
+def http_transport_current(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server speaks Streamable HTTP, not the deprecated HTTP+SSE transport."""
+    if _http(subject).legacy:
+        yield warning(
+            "speaks the deprecated HTTP+SSE transport (2024-11-05): it refused the POST of a "
+            "request, and a GET of its URL opened an event stream whose first event named "
+            "where to POST; the kit spoke to it there, as the transport pages' backward "
+            "compatibility says a client falls back, but a client without that fallback "
+            "cannot connect (Streamable HTTP replaced it in 2025-03-26)"
+        )
 
 
 @check("http-endpoint-direct", "server", applies=_over_http, subject="server")
@@ -148,7 +168,7 @@ def _different(first: str, second: str) -> int:
 
 
 def _version_header_since(subject: SubjectInfo) -> str | Finding | None:
-    reason = _over_http(subject)
+    reason = _streamable(subject)
     if reason is None and _http(subject).bad_version is None:
         return f"{_http(subject).version} has no MCP-Protocol-Version header (since 2025-06-18)"
     return reason
@@ -179,7 +199,7 @@ def http_version_header(subject: SubjectInfo, context: CheckContext) -> Found:
 
 
 def _current(subject: SubjectInfo) -> str | Finding | None:
-    reason = _over_http(subject)
+    reason = _streamable(subject)
     if reason is None and _http(subject).unknown_method is None:
         return (
             f"{_http(subject).version} answers an unknown method with the JSON-RPC error alone: "

@@ -10,13 +10,15 @@ is asked about.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http.client
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance.protocols.mcp._http import Endpoint, events
+from axm_conformance.protocols.mcp._http import Endpoint, Spoken, events
 from axm_conformance.protocols.mcp._wire import CLIENT_INFO, CURRENT, META, VERSIONS, current_meta
 
 __all__ = [
@@ -62,7 +64,8 @@ class HttpFacts:
     ``session_ids``, the ids of the probe's session and of SESSIONS more, in order (none for a
     server without sessions); ``deleted``, how a DELETE of the last was answered, and
     ``after_delete`` how a request in it was then (None when not asked); ``redirected``, how
-    the endpoint's path redirected the first request ("" where it did not)."""
+    the endpoint's path redirected the first request ("" where it did not); ``legacy``, that
+    the server speaks the deprecated HTTP+SSE transport."""
 
     version: str
     foreign_origin: Answered
@@ -73,13 +76,26 @@ class HttpFacts:
     deleted: Answered | None = None
     after_delete: Answered | None = None
     redirected: str = ""
+    legacy: bool = False
 
 
-def observe_http(endpoint: Endpoint, version: str, session: str, timeout: float) -> HttpFacts:
-    """The transport's facts, from requests beside a session of ``version`` (``session`` its
-    id, "" for none)."""
+def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
+    """The transport's facts, from requests beside a session of ``version`` spoken as
+    ``spoken`` says. Over the deprecated HTTP+SSE transport only a foreign Origin is asked
+    about (its rules are not the Streamable HTTP transport's)."""
+    endpoint, session = spoken.endpoint, spoken.session
     ids = itertools.count(9_000)
     asking = _Asking(endpoint, version, session, timeout)
+    if spoken.legacy:
+        headers = {**dict(endpoint.headers), "Accept": "text/event-stream"}
+        foreign, _ = asking.send("GET", None, {**headers, "Origin": FOREIGN_ORIGIN})
+        return HttpFacts(version, foreign, redirected=spoken.redirected, legacy=True)
+    return dataclasses.replace(_observed(asking, ids), redirected=spoken.redirected)
+
+
+def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
+    """The Streamable HTTP transport's facts, asked as ``asking`` asks."""
+    version, session = asking.version, asking.session
 
     def listing(**headers: str) -> Answered:
         return asking.post(_request(next(ids), "tools/list", version), headers)
@@ -104,9 +120,9 @@ def observe_http(endpoint: Endpoint, version: str, session: str, timeout: float)
     made = [item for item in opened if item]
     deleted = after = None
     if made:
-        last = _Asking(endpoint, version, made[-1], timeout)
+        last = dataclasses.replace(asking, session=made[-1])
         for other_session in made[:-1]:
-            _Asking(endpoint, version, other_session, timeout).delete()
+            dataclasses.replace(asking, session=other_session).delete()
         deleted = last.delete()
         if 200 <= deleted.status < 300:
             after = last.post(_request(next(ids), "tools/list", version), {})
@@ -147,10 +163,10 @@ class _Asking:
         if self.version == CURRENT and "method" in message:
             mirrored["Mcp-Method"] = str(message["method"])
         headers = self.headers({**mirrored, **extra})
-        return self._send("POST", json.dumps(message).encode(), headers)[0]
+        return self.send("POST", json.dumps(message).encode(), headers)[0]
 
     def delete(self) -> Answered:
-        return self._send("DELETE", None, self.headers({}))[0]
+        return self.send("DELETE", None, self.headers({}))[0]
 
     def initialized(self, request_id: int) -> str:
         """A new session's id, initialized as a client of the version does ("" when the
@@ -160,13 +176,13 @@ class _Asking:
         headers = self.headers({})
         for name in ("MCP-Protocol-Version", "MCP-Session-Id"):
             headers.pop(name, None)
-        answered, session = self._send("POST", json.dumps(message).encode(), headers)
+        answered, session = self.send("POST", json.dumps(message).encode(), headers)
         if session and 200 <= answered.status < 300:
-            opened = _Asking(self.endpoint, self.version, session, self.timeout)
+            opened = dataclasses.replace(self, session=session)
             opened.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {})
         return session
 
-    def _send(self, verb: str, body: bytes | None, headers: dict[str, str]) -> tuple[Answered, str]:
+    def send(self, verb: str, body: bytes | None, headers: dict[str, str]) -> tuple[Answered, str]:
         """How the server answered, and the session id it gave ("" for none). An event stream
         is read to its first message: the server may keep it open after."""
         connection = self.endpoint.connection(self.timeout)

@@ -7,7 +7,6 @@ closed; then, started again, how it ends after one call of each of its tools.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Iterable
@@ -131,9 +130,7 @@ def probe(server: McpServer) -> ServerFacts:
             ping = _ping_answer(session)
         spoken = session.spoken_over()
         if spoken is not None:
-            endpoint, session_id, redirected = spoken
-            http = observe_http(endpoint, handshake.version, session_id, session.timeout)
-            http = dataclasses.replace(http, redirected=redirected)
+            http = observe_http(spoken, handshake.version, session.timeout)
     except WireError as exc:
         seconds = time.monotonic() - started
         if handshake is not None:

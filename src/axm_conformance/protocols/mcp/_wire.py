@@ -59,6 +59,7 @@ from axm_conformance.protocols.mcp._http import (
     Endpoint,
     Failed,
     HttpWire,
+    Spoken,
     Transport,
     free_port,
 )
@@ -331,12 +332,9 @@ class Session:
             self.close(grace=0.1)
             raise CannotStart(f"{self.transport.url() or shlex.join(self.argv)}: {unanswered}")
 
-    def spoken_over(self) -> tuple[Endpoint, str, str] | None:
-        """The HTTP endpoint the session speaks to, its session id ("" for none) and how the
-        endpoint redirected ("" where it did not); None over stdio or before it connected."""
-        if self._http is None:
-            return None
-        return self._http.endpoint, self._http.session_id, self._http.redirected
+    def spoken_over(self) -> Spoken | None:
+        """How the session speaks HTTP; None over stdio or before it connected."""
+        return None if self._http is None else self._http.spoken()
 
     def _ended(self) -> str | None:
         """How the server ended (" (it exited with status N)", "" when unknown), or None while
