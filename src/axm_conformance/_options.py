@@ -295,6 +295,17 @@ OPTIONS: tuple[Option, ...] = (
         reproduces=True,
     ),
     Option(
+        "--axm-http-path",
+        "axm_http_path",
+        "The path of the MCP endpoint of a server the kit starts over HTTP (mcp-http:): "
+        "/mcp by default, as the SDKs serve it; /sse for a server of the deprecated HTTP+SSE "
+        "transport that serves its stream there.",
+        metavar="PATH",
+        setting="http_path",
+        expected="a path that starts with '/'",
+        reproduces=True,
+    ),
+    Option(
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",

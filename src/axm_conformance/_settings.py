@@ -62,7 +62,8 @@ class Settings:
     from, ``server_env`` (name, value) pairs the environment of a tool server (MCP's) gets,
     ``server_headers`` (name, value) pairs every HTTP request to a server carries,
     ``server_token_env`` the environment variable holding a bearer token those requests carry
-    (read where the run starts, never written anywhere),
+    (read where the run starts, never written anywhere), ``http_path`` the path of the MCP
+    endpoint of a server the kit starts over HTTP,
     ``pace`` the seconds to leave at least between two calls of a tool (0: none), ``sandbox``
     whether workers run in a sandbox ("auto": where one can be built, "required", "off"),
     ``network`` the names of the tools that reach the network in it besides those that declare
@@ -89,6 +90,7 @@ class Settings:
     server_env: tuple[tuple[str, str], ...] = ()
     server_headers: tuple[tuple[str, str], ...] = ()
     server_token_env: str | None = None
+    http_path: str = "/mcp"  # the SDKs' default
     pace: float = 0.0
     sandbox: str = "auto"
     network: tuple[str, ...] = ()
@@ -182,6 +184,11 @@ class Settings:
             raise SettingsError(
                 "server_token_env",
                 f"server_token_env names an environment variable, not {token!r}",
+            )
+        path = self.http_path
+        if not (isinstance(path, str) and path.startswith("/") and is_header("Path", path)):
+            raise SettingsError(
+                "http_path", f"http_path is a path that starts with '/', not {path!r}"
             )
         if not all(isinstance(name, str) and name for name in self.network):
             raise SettingsError(

@@ -146,6 +146,10 @@ def test_a_bad_reference_is_a_one_line_usage_error(
             "environment does not set: export the server's bearer token as AXM_NO_SUCH_TOKEN",
         ),
         (
+            "--axm-http-path=mcp",
+            "ERROR: --axm-http-path: http_path is a path that starts with '/', not 'mcp'",
+        ),
+        (
             "--axm-server-token-env=not a name",
             "ERROR: --axm-server-token-env: server_token_env names an environment variable, "
             "not 'not a name'",

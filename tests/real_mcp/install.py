@@ -21,7 +21,7 @@ import venv
 from pathlib import Path
 
 LISTED = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())
-SERVERS, SDKS = LISTED["server"], LISTED["sdk"]
+SERVERS, SDKS, OVER_HTTP = LISTED["server"], LISTED["sdk"], LISTED["http"]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers"
 # Where the servers marked in_temporary are installed again: in /tmp, hidden by every sandbox.
 TEMPORARY = Path("/tmp/axm-conformance-real-mcp")

@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 
 from axm_conformance import check_tool
+from axm_conformance._checks import checks_for
 from axm_conformance._clients import CLIENTS
+from axm_conformance._process.system import _sandbox
 from tests.clients_table import rows, written
 from tests.conftest import untraced
 from tests.kit.test_fixture_zoo import SEEDS
-from tests.real_mcp.install import FIXTURES, SDKS, SERVERS, TEMPORARY
+from tests.real_mcp.install import FIXTURES, OVER_HTTP, SDKS, SERVERS, TEMPORARY
 
 HERE = Path(__file__).resolve().parent
 INSTALLED = os.environ.get("AXM_MCP_SERVERS", "")
@@ -159,6 +161,40 @@ def test_a_fixture_server_on_a_pinned_sdk_fails_exactly_what_its_version_lets_it
     assert fails == {key: sorted(expected_fails.get(key, [])) for key in fails}
     assert warns == {key: sorted(sdk.get("warns", {}).get(key, [])) for key in warns}
     assert {tool.subject.protocol_version for tool in report.tools} == {sdk["speaks"]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", OVER_HTTP, ids=[server["name"] for server in OVER_HTTP])
+def test_a_real_server_over_http_fails_and_warns_exactly_the_server_checks_listed(
+    server: dict[str, Any],
+) -> None:
+    """Started by the kit over HTTP, the server as a whole (the transport's own checks among
+    its checks) fails and warns exactly as listed, in the version listed."""
+    if not INSTALLED:
+        pytest.skip("the real servers are installed by tox -e mcp (AXM_MCP_SERVERS is unset)")
+    if _sandbox.support():
+        pytest.skip(f"a server over HTTP is certified in a sandbox: {_sandbox.support()}")
+    root = Path(INSTALLED)
+    within = root / server.get("within", "")
+    if not (within / "bin" if "within" in server else root / "node_modules").exists():
+        pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
+    command = server["command"].format(
+        bin=within / "bin", fixtures=FIXTURES, node_modules=root / "node_modules", port="{port}"
+    )
+    report = check_tool(
+        f"mcp-http:{command}",
+        examples=5,
+        seed=1,
+        timeout=15.0,
+        checks=tuple(check.id for check in checks_for("server")),
+        server_env=tuple(server.get("env", {}).items()),
+        http_path=server.get("http_path", "/mcp"),
+    )
+    (whole,) = [tool for tool in report.tools if tool.subject.kind == "server"]
+    assert whole.subject.protocol_version == server["speaks"]
+    assert sorted(outcome.check_id for outcome in whole.failed) == sorted(server.get("fails", []))
+    warned = [outcome.check_id for outcome in whole.outcomes if outcome.status == "warning"]
+    assert sorted(warned) == sorted(server.get("warns", []))
 
 
 IN_TEMPORARY = [server for server in SERVERS if server.get("in_temporary")]

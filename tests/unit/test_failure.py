@@ -196,6 +196,7 @@ EVERY_SETTING: dict[str, Any] = {
     "server_env": (("TOKEN", "a b"), ("MODE", "x=1")),
     "server_headers": (("X-Tenant", "blue sky"), ("X-Mode", "a=b")),
     "server_token_env": "EXAMPLE_TOKEN",
+    "http_path": "/sse",
     "pace": 0.5,
     "sandbox": "off",
     "network": ("shout",),

@@ -274,6 +274,7 @@ def _worker_config(
         sandbox=sandbox if serves else None,
         memo=_memo() if serves else "",
         headers=server_headers(settings),
+        http_path=settings.http_path,
     )
     return WorkerConfig(
         timeout=settings.timeout,

@@ -37,7 +37,6 @@ from typing import Any
 from axm_conformance._process.system._platform import KIT_THREAD
 
 __all__ = [
-    "DEFAULT_PATH",
     "STDIO",
     "Endpoint",
     "Failed",
@@ -48,8 +47,6 @@ __all__ = [
     "free_port",
 ]
 
-# The path of the MCP endpoint a server started by the kit serves (the SDKs' default).
-DEFAULT_PATH = "/mcp"
 # How often the kit asks whether a starting server answers yet.
 _POLL = 0.1
 # What an answer says in a session of the 2026-07-28 era (see _headers).
@@ -74,7 +71,7 @@ class Endpoint:
     carry a token)."""
 
     port: int
-    path: str = DEFAULT_PATH
+    path: str
     relay: str = ""
     host: str = "127.0.0.1"
     secure: bool = False

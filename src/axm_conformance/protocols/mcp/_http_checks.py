@@ -116,8 +116,9 @@ def http_origin_validated(subject: SubjectInfo, context: CheckContext) -> Found:
         "(transports, Security Warning)"
     )
     if 200 <= answer.status < 300:
+        served = "opened its event stream" if _http(subject).legacy else "served tools/list"
         yield (
-            f"served tools/list to a request from Origin {FOREIGN_ORIGIN} ({_answered(answer)}): "
+            f"{served} to a request from Origin {FOREIGN_ORIGIN} ({_answered(answer)}): "
             f"a web page the user opens can call its tools through DNS rebinding; {rule}"
         )
     elif answer.status != 403:

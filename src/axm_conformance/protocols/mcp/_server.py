@@ -33,7 +33,7 @@ from axm_conformance.protocols.base import (
     snapshot,
 )
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
-from axm_conformance.protocols.mcp._http import DEFAULT_PATH, STDIO, Transport
+from axm_conformance.protocols.mcp._http import STDIO, Transport
 from axm_conformance.protocols.mcp._wire import Malformed, Session, WireError
 
 __all__ = [
@@ -115,7 +115,7 @@ def transport_of(ref: str, options: LoadOptions) -> Transport:
     headers going with every HTTP request; :class:`LoadError` for a remote address that names
     no host, or a port that is no number."""
     if ref.startswith(HTTP_PREFIX):
-        return Transport(DEFAULT_PATH, headers=options.headers)
+        return Transport(options.http_path, headers=options.headers)
     if not ref.startswith(REMOTE_PREFIXES):
         return Transport()
     address = ref[len("mcp+") :]
