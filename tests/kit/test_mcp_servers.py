@@ -323,7 +323,8 @@ def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
         pytest.skip(f"not run: a server over HTTP is certified in a sandbox: {_sandbox.support()}")
     before = sorted(SERVERS.iterdir())
     only = tuple(entry.get("checks", ()))
-    report = check_tool(ref(entry), examples=20, seed=seed, timeout=1.0, checks=only)
+    timeout = entry.get("timeout", 1.0)
+    report = check_tool(ref(entry), examples=20, seed=seed, timeout=timeout, checks=only)
     # What a server writes beside its own script, the sandbox refused.
     assert sorted(SERVERS.iterdir()) == before
     keys = {

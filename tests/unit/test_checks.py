@@ -250,8 +250,12 @@ KEPT = HttpFacts(
         "a71d04c9-5b3e-4f28-9c0d-e6b8f1a2c457",
         "0c9e6f5a-2d71-4b8e-b3f4-97a1d8e0c26b",
     ),
-    deleted=Answered(200),
+    deletes=(Answered(200), Answered(200), Answered(200)),
     after_delete=Answered(404),
+    survivor=Answered(200),
+    batch=Answered(400),
+    oversized=Answered(413),
+    served_after=Answered(200),
 )
 
 
@@ -475,6 +479,26 @@ CASES = [
         "served after DELETE",
         warning("accepted DELETE of a session, then answered a request in it with HTTP 200"),
         subject=over_http(after_delete=Answered(200)),
+    ),
+    case("http-sessions-isolated", "the others served", subject=over_http()),
+    case(
+        "http-sessions-isolated",
+        "one DELETE breaks the others",
+        failure("after DELETE ended other sessions, it answered tools/list in a session nobody"),
+        subject=over_http(survivor=Answered(500, "Internal Server Error")),
+    ),
+    case("http-bounded", "refused both, served after", subject=over_http()),
+    case(
+        "http-bounded",
+        "ended by a batch",
+        failure("after a JSON-RPC batch and a request of 8 MiB, it no longer served tools/list"),
+        subject=over_http(served_after=Answered(0, "no answer: [Errno 111] Connection refused")),
+    ),
+    case(
+        "http-bounded",
+        "a batch served",
+        warning("answered a JSON-RPC batch with HTTP 200"),
+        subject=over_http(batch=Answered(200)),
     ),
     case("server-exits", "exited at once", subject=server()),
     case(

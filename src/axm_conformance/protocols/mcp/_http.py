@@ -344,7 +344,8 @@ class HttpWire:
         return True
 
     def _listen(self, stream: Iterator[tuple[bytes, bytes]]) -> None:
-        with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+        # Closed by close(), in another thread, the response reads from no file (AttributeError).
+        with contextlib.suppress(OSError, http.client.HTTPException, ValueError, AttributeError):
             for kind, data in stream:
                 if kind == b"message":
                     self.deliver(data)

@@ -19,6 +19,7 @@ from axm_conformance.checks import (
     Found,
     SubjectInfo,
     check,
+    not_run,
     note,
     warning,
 )
@@ -26,6 +27,7 @@ from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._http_probe import (
     FOREIGN_ORIGIN,
     NO_VERSION,
+    OVERSIZED,
     UNKNOWN_METHOD,
     Answered,
     HttpFacts,
@@ -231,20 +233,31 @@ def _deleted(subject: SubjectInfo) -> str | Finding | None:
     reason = _stateful(subject)
     if reason is not None:
         return reason
-    deleted = _http(subject).deleted
-    if deleted is None:
+    deletes = _http(subject).deletes
+    if not deletes:
         return "not run: the server gave no second session to end"
-    if deleted.status == 405:
+    if all(deleted.status == 405 for deleted in deletes):
         return "the server does not let a client end a session (405 to DELETE), as it may"
     return None
+
+
+@check("http-sessions-isolated", "server", applies=_deleted, subject="server")
+def http_sessions_isolated(subject: SubjectInfo, context: CheckContext) -> Found:
+    """Ending one session leaves the server serving the others."""
+    survivor = _http(subject).survivor
+    if survivor is not None and not 200 <= survivor.status < 300:
+        yield (
+            f"after DELETE ended other sessions, it answered tools/list in a session nobody "
+            f"ended with {_answered(survivor)}: one client that ends its session breaks every "
+            "other client's"
+        )
 
 
 @check("http-session-ended", "server", applies=_deleted, subject="server")
 def http_session_ended(subject: SubjectInfo, context: CheckContext) -> Found:
     """After a DELETE it accepted, the server answers the session's requests 404 Not Found."""
     facts = _http(subject)
-    deleted, after = facts.deleted, facts.after_delete
-    assert deleted is not None
+    deleted, after = facts.deletes[-1], facts.after_delete
     if after is None:
         yield warning(
             f"answered DELETE of a session with {_answered(deleted)}: a server that does not "
@@ -258,4 +271,41 @@ def http_session_ended(subject: SubjectInfo, context: CheckContext) -> Found:
             "MUST respond to requests containing that session ID with 404 (transports, "
             "Session Management); the session is not ended, which only a client that keeps "
             "using it would meet"
+        )
+
+
+def _served_before(subject: SubjectInfo) -> str | Finding | None:
+    reason = _streamable(subject)
+    before = _http(subject).served_before if reason is None else None
+    if before is not None and not 200 <= before.status < 300:
+        return not_run(
+            f"not run: the server no longer served tools/list before these were sent "
+            f"({_answered(before)}; see http-sessions-isolated)"
+        )
+    return reason
+
+
+@check("http-bounded", "server", applies=_served_before, subject="server")
+def http_bounded(subject: SubjectInfo, context: CheckContext) -> Found:
+    """A batch or an oversized body is refused, and the server goes on serving."""
+    facts = _http(subject)
+    after, batch, oversized = facts.served_after, facts.batch, facts.oversized
+    assert after is not None and oversized is not None
+    if not 200 <= after.status < 300:
+        asked = "a JSON-RPC batch and " if batch is not None else ""
+        yield (
+            f"after {asked}a request of {OVERSIZED // 2**20} MiB, it no longer served "
+            f"tools/list ({_answered(after)}): what any client can send ended or broke the server"
+        )
+        return
+    if batch is not None and 200 <= batch.status < 300:
+        yield warning(
+            f"answered a JSON-RPC batch with {_answered(batch)}: the body of a POST MUST be a "
+            "single JSON-RPC request, notification or response (transports, Sending Messages "
+            "to the Server, since 2025-06-18); a correct client never sends one"
+        )
+    if oversized.status == 0:
+        yield warning(
+            f"gave no answer to a request of {OVERSIZED // 2**20} MiB ({oversized.said}), then "
+            "served again: a client that sends one holds a connection of the server as long"
         )

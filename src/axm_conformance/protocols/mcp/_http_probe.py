@@ -24,6 +24,7 @@ from axm_conformance.protocols.mcp._wire import CLIENT_INFO, CURRENT, META, VERS
 __all__ = [
     "FOREIGN_ORIGIN",
     "NO_VERSION",
+    "OVERSIZED",
     "SESSIONS",
     "UNKNOWN_METHOD",
     "Answered",
@@ -39,6 +40,10 @@ NO_VERSION = "1999-01-01"
 UNKNOWN_METHOD = "axm-conformance/no-such-method"
 # How many sessions are opened, besides the probe's, to see how their ids are made.
 SESSIONS = 4
+# A body larger than any request a client sends: the SDKs refuse more than 4 MiB.
+OVERSIZED = 8 * 1024 * 1024
+# The version that made a POST's body a single message, no batch (2025-06-18 transports).
+_NO_BATCH_SINCE = "2025-06-18"
 # The version that first required the MCP-Protocol-Version header (2025-06-18 transports).
 _HEADER_SINCE = "2025-06-18"
 _READ = 64 * 1024
@@ -62,10 +67,14 @@ class HttpFacts:
     era ``mismatched_method``, one whose ``Mcp-Method`` header names another method than its
     body, and ``unknown_method``, a request of a method no server has;
     ``session_ids``, the ids of the probe's session and of SESSIONS more, in order (none for a
-    server without sessions); ``deleted``, how a DELETE of the last was answered, and
-    ``after_delete`` how a request in it was then (None when not asked); ``redirected``, how
+    server without sessions); ``deletes``, how a DELETE of each of those SESSIONS was
+    answered, ``after_delete`` how a request in the last was then, and ``survivor`` one in the
+    probe's own session, which nobody ended, after them (None when not asked); ``redirected``, how
     the endpoint's path redirected the first request ("" where it did not); ``legacy``, that
-    the server speaks the deprecated HTTP+SSE transport."""
+    the server speaks the deprecated HTTP+SSE transport; ``batch``, how a JSON-RPC batch was
+    answered (None before 2025-06-18, which allowed them), ``oversized`` a request of OVERSIZED
+    bytes, and ``served_before`` and ``served_after`` a correct request sent before and after
+    both."""
 
     version: str
     foreign_origin: Answered
@@ -73,10 +82,15 @@ class HttpFacts:
     mismatched_method: Answered | None = None
     unknown_method: Answered | None = None
     session_ids: tuple[str, ...] = ()
-    deleted: Answered | None = None
+    deletes: tuple[Answered, ...] = ()
     after_delete: Answered | None = None
+    survivor: Answered | None = None
     redirected: str = ""
     legacy: bool = False
+    batch: Answered | None = None
+    oversized: Answered | None = None
+    served_before: Answered | None = None
+    served_after: Answered | None = None
 
 
 def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
@@ -90,7 +104,32 @@ def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
         headers = {**dict(endpoint.headers), "Accept": "text/event-stream"}
         foreign, _ = asking.send("GET", None, {**headers, "Origin": FOREIGN_ORIGIN})
         return HttpFacts(version, foreign, redirected=spoken.redirected, legacy=True)
-    return dataclasses.replace(_observed(asking, ids), redirected=spoken.redirected)
+    observed = _observed(asking, ids)
+    # Last: what it is asked here may end the server.
+    before = asking.post(_request(next(ids), "tools/list", asking.version), {})
+    batch, oversized, after = _bounded(asking, ids)
+    return dataclasses.replace(
+        observed,
+        redirected=spoken.redirected,
+        batch=batch,
+        oversized=oversized,
+        served_before=before,
+        served_after=after,
+    )
+
+
+def _bounded(asking: _Asking, ids: Iterator[int]) -> tuple[Answered | None, Answered, Answered]:
+    """How the server answered a batch and an oversized body, and then a correct request."""
+    version = asking.version
+    batch = None
+    if VERSIONS.index(version) >= VERSIONS.index(_NO_BATCH_SINCE):
+        requests = [_request(next(ids), "tools/list", version) for _ in range(2)]
+        batch = asking.send("POST", json.dumps(requests).encode(), asking.headers({}))[0]
+    padded = _request(next(ids), "tools/list", version)
+    padded["params"]["padding"] = "x" * OVERSIZED
+    oversized = asking.post(padded, {})
+    served_after = asking.post(_request(next(ids), "tools/list", version), {})
+    return batch, oversized, served_after
 
 
 def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
@@ -118,21 +157,21 @@ def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
         return HttpFacts(version, foreign, bad_version=bad)
     opened = [asking.initialized(next(ids)) for _ in range(SESSIONS)]
     made = [item for item in opened if item]
-    deleted = after = None
-    if made:
+    deletes = tuple(dataclasses.replace(asking, session=item).delete() for item in made)
+    after = survivor = None
+    if deletes and 200 <= deletes[-1].status < 300:
         last = dataclasses.replace(asking, session=made[-1])
-        for other_session in made[:-1]:
-            dataclasses.replace(asking, session=other_session).delete()
-        deleted = last.delete()
-        if 200 <= deleted.status < 300:
-            after = last.post(_request(next(ids), "tools/list", version), {})
+        after = last.post(_request(next(ids), "tools/list", version), {})
+    if any(200 <= deleted.status < 300 for deleted in deletes):
+        survivor = asking.post(_request(next(ids), "tools/list", version), {})
     return HttpFacts(
         version,
         foreign,
         bad_version=bad,
         session_ids=(session, *opened),
-        deleted=deleted,
+        deletes=deletes,
         after_delete=after,
+        survivor=survivor,
     )
 
 
