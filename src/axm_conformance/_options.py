@@ -7,11 +7,10 @@ Importing this module imports nothing else of the kit: the pytest plugin reads i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from axm_conformance._settings import is_header
 
 __all__ = [
     "CONFORMANCE",
@@ -19,6 +18,7 @@ __all__ = [
     "NONDETERMINISTIC_HELP",
     "OPTIONS",
     "Option",
+    "is_header",
     "parse_assignments",
 ]
 
@@ -56,6 +56,16 @@ class Option:
             return [f"{self.flag}={self.unparse(item)}" for item in value]
         # A memory limit of None (no limit) is given as 0.
         return [f"{self.flag}={0 if value is None else self.unparse(value)}"]
+
+
+# An HTTP field's name is a token; its value visible ASCII, spaces and tabs (RFC 9110, 5.1, 5.5).
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+
+
+def is_header(name: str, value: str) -> bool:
+    """Whether (``name``, ``value``) can be sent as an HTTP header field."""
+    return bool(_HEADER_NAME.fullmatch(name) and _HEADER_VALUE.fullmatch(value))
 
 
 def parse_assignments(lines: list[str]) -> tuple[tuple[str, str], ...]:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from axm_conformance._options import is_header
 from axm_conformance._process.system import _sandbox
 from axm_conformance.errors import AxmConformanceError
 
@@ -18,21 +19,12 @@ __all__ = [
     "Settings",
     "SettingsError",
     "derived_seed",
-    "is_header",
     "new_seed",
     "parse_exemptions",
     "run_seed",
 ]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-# An HTTP field's name is a token; its value visible ASCII, spaces and tabs (RFC 9110, 5.1, 5.5).
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
-
-
-def is_header(name: str, value: str) -> bool:
-    """Whether (``name``, ``value``) can be sent as an HTTP header field."""
-    return bool(_HEADER_NAME.fullmatch(name) and _HEADER_VALUE.fullmatch(value))
 
 
 class SettingsError(AxmConformanceError, ValueError):
