@@ -32,7 +32,7 @@ from axm_conformance.protocols.base import LoadOptions
 from axm_conformance.protocols.mcp import McpProtocol
 from axm_conformance.protocols.mcp._http import free_port
 from axm_conformance.protocols.mcp._server import Connection
-from axm_conformance.protocols.mcp._wire import CURRENT, VERSIONS
+from axm_conformance.protocols.mcp._versions import CURRENT, VERSIONS
 from tests.conftest import FIXTURES, untraced
 from tests.kit.test_fixture_zoo import SEEDS
 

@@ -12,16 +12,8 @@ import pytest
 
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
 from axm_conformance.protocols.mcp._schema import schema_errors
-from axm_conformance.protocols.mcp._wire import (
-    CURRENT,
-    LEGACY,
-    VERSIONS,
-    Malformed,
-    ServerGone,
-    Session,
-    WireError,
-    has,
-)
+from axm_conformance.protocols.mcp._versions import CURRENT, LEGACY, VERSIONS, has
+from axm_conformance.protocols.mcp._wire import Malformed, ServerGone, Session, WireError
 
 SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "word_server.py"
 

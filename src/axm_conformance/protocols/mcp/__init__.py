@@ -4,6 +4,7 @@ A plugin like any other: the protocol is registered under the entry-point group
 ``axm_conformance.protocols`` (``mcp``), its checks under ``axm_conformance.checks`` (``mcp``),
 through the same public interfaces a third party uses. Its parts:
 
+- ``_versions``: what each published version has (its members, its metadata, its codes);
 - ``_wire``: the session with one server, over its stdin and stdout or over HTTP, every
   message validated against the official schema of its version;
 - ``_http``: the Streamable HTTP transport as a client speaks it (and the deprecated HTTP+SSE

@@ -33,7 +33,7 @@ from axm_conformance.checks import (
     warning,
 )
 from axm_conformance.protocols.mcp._facts import ServerFacts, hidden_by_sandbox, last_said
-from axm_conformance.protocols.mcp._wire import CURRENT, INVALID_PARAMS
+from axm_conformance.protocols.mcp._versions import CURRENT, INVALID_PARAMS
 
 __all__: list[str] = []
 

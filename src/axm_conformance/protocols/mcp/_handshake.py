@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance.protocols.mcp._wire import (
+from axm_conformance.protocols.mcp._versions import (
     CLIENT_INFO,
     CURRENT,
     LEGACY,
@@ -18,12 +18,9 @@ from axm_conformance.protocols.mcp._wire import (
     STATEFUL,
     UNSUPPORTED_VERSION,
     VERSIONS,
-    Malformed,
-    ServerGone,
-    Session,
-    WireError,
     current_meta,
 )
+from axm_conformance.protocols.mcp._wire import Malformed, ServerGone, Session, WireError
 
 __all__ = ["Handshake", "connect"]
 

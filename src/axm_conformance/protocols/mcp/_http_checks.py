@@ -32,7 +32,7 @@ from axm_conformance.protocols.mcp._http_probe import (
     Answered,
     HttpFacts,
 )
-from axm_conformance.protocols.mcp._wire import CURRENT
+from axm_conformance.protocols.mcp._versions import CURRENT
 
 __all__: list[str] = []
 

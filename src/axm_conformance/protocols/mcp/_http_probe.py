@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance.protocols.mcp._http import Endpoint, Spoken, events
-from axm_conformance.protocols.mcp._wire import CLIENT_INFO, CURRENT, META, VERSIONS, current_meta
+from axm_conformance.protocols.mcp._versions import (
+    CLIENT_INFO,
+    CURRENT,
+    META,
+    VERSIONS,
+    current_meta,
+)
 
 __all__ = [
     "FOREIGN_ORIGIN",

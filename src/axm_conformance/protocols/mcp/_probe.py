@@ -27,7 +27,8 @@ from axm_conformance.protocols.mcp._server import (
     server_env,
     start_allowance,
 )
-from axm_conformance.protocols.mcp._wire import CURRENT, INVALID_PARAMS, Session, WireError
+from axm_conformance.protocols.mcp._versions import CURRENT, INVALID_PARAMS
+from axm_conformance.protocols.mcp._wire import Session, WireError
 
 __all__ = ["probe"]
 

@@ -47,7 +47,8 @@ from axm_conformance.protocols.mcp._server import (
     stderr_tail,
     transport_of,
 )
-from axm_conformance.protocols.mcp._wire import CannotStart, NotAuthorized, WireError, has
+from axm_conformance.protocols.mcp._versions import has
+from axm_conformance.protocols.mcp._wire import CannotStart, NotAuthorized, WireError
 
 __all__ = ["JSON_RPC_ERROR", "McpProtocol"]
 

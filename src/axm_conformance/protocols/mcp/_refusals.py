@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from axm_conformance.protocols.base import Finding, Observation, SubjectInfo, failure, warning
-from axm_conformance.protocols.mcp._wire import INVALID_PARAMS
+from axm_conformance.protocols.mcp._versions import INVALID_PARAMS
 
 __all__ = ["judge_invalid"]
 

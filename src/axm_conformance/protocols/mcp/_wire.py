@@ -65,50 +65,19 @@ from axm_conformance.protocols.mcp._http import (
 )
 from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
 from axm_conformance.protocols.mcp._schema import schema_errors
+from axm_conformance.protocols.mcp._versions import CURRENT, LEGACY, STATEFUL, current_meta
 
 __all__ = [
-    "CLIENT_INFO",
-    "CURRENT",
-    "INVALID_PARAMS",
-    "LEGACY",
-    "META",
-    "STATEFUL",
-    "UNSUPPORTED_VERSION",
-    "VERSIONS",
     "CannotStart",
     "Malformed",
     "NotAuthorized",
     "ServerGone",
     "Session",
     "WireError",
-    "current_meta",
     "cut_off",
-    "has",
 ]
 
-# Every published version, oldest first. The last is stateless (server/discover); the others are
-# negotiated by initialize, where the client offers the newest of them (LEGACY).
-VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-CURRENT = VERSIONS[-1]
-LEGACY = VERSIONS[-2]
-STATEFUL = VERSIONS[:-1]
-# The members of a tool and of its result that a version has, by the first version that does
-# (each version's schema.json): a server speaking an older one is not judged by them.
-_SINCE = {
-    "annotations": "2025-03-26",
-    "outputSchema": "2025-06-18",
-    "structuredContent": "2025-06-18",
-}
-CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
-# The 2026-07-28 names of the metadata every request carries.
-META = "io.modelcontextprotocol/"
-# A modern server that does not speak the requested version says so with this code; a client
-# must then not fall back to initialize (2026-07-28, stdio: backward compatibility).
-UNSUPPORTED_VERSION = -32022
 _METHOD_NOT_FOUND = -32601
-# JSON-RPC's error for a request whose parameters are not what the method takes: how a server
-# may refuse an input that breaks a tool's schema, and an unknown tool.
-INVALID_PARAMS = -32602
 
 
 class WireError(AxmConformanceError):
@@ -130,15 +99,6 @@ class CannotStart(WireError):
 class Malformed(WireError):
     """The server wrote a line meant as a message that no JSON parser reads: the answer awaited
     may be that line, so waiting on would only end in a timeout."""
-
-
-def has(version: str, member: str) -> bool:
-    """Whether ``version`` has the tool or result member ``member`` (every version has those
-    ``_SINCE`` does not name)."""
-    first = _SINCE.get(member)
-    if first is None or version not in VERSIONS:
-        return True
-    return VERSIONS.index(version) >= VERSIONS.index(first)
 
 
 # The result each method is answered with, by the official schemas' names.
@@ -613,11 +573,3 @@ def _chosen(message: dict[str, Any]) -> str:
     result = message.get("result")
     chosen = result.get("protocolVersion") if isinstance(result, dict) else None
     return chosen if chosen in STATEFUL else LEGACY
-
-
-def current_meta() -> dict[str, Any]:
-    return {
-        f"{META}protocolVersion": CURRENT,
-        f"{META}clientInfo": CLIENT_INFO,
-        f"{META}clientCapabilities": {},
-    }
