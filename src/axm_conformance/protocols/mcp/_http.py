@@ -45,6 +45,7 @@ __all__ = [
     "Transport",
     "events",
     "free_port",
+    "request_headers",
 ]
 
 # How often the kit asks whether a starting server answers yet.
@@ -408,26 +409,7 @@ class HttpWire:
         )
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
-        headers = {
-            **dict(self.endpoint.headers),
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        }
-        params = message.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(_META_VERSION) if isinstance(meta, dict) else None
-        version = version if isinstance(version, str) else self.version
-        if version and message.get("method") != "initialize":
-            headers["MCP-Protocol-Version"] = version
-        if self.session_id:
-            headers["MCP-Session-Id"] = self.session_id
-        if isinstance(meta, dict) and _META_VERSION in meta and "method" in message:
-            # The 2026-07-28 era mirrors the method, and a call's name, in headers.
-            headers["Mcp-Method"] = str(message["method"])
-            name = params.get("name") if isinstance(params, dict) else None
-            if message["method"] == "tools/call" and isinstance(name, str):
-                headers["Mcp-Name"] = _header_value(name)
-        return headers
+        return request_headers(message, self.endpoint, self.version, self.session_id)
 
     def close(self) -> None:
         """End the session (DELETE, where the server assigned one) and every open request."""
@@ -457,6 +439,32 @@ class Spoken:
     session: str = ""
     redirected: str = ""
     legacy: bool = False
+
+
+def request_headers(message: Any, endpoint: Endpoint, version: str, session: str) -> dict[str, str]:
+    """The headers a client sends ``message`` with, to ``endpoint`` in ``session`` ("" for
+    none) of ``version`` (a 2026-07-28 message's own version first)."""
+    headers = {
+        **dict(endpoint.headers),
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    said = meta.get(_META_VERSION) if isinstance(meta, dict) else None
+    version = said if isinstance(said, str) else version
+    method = message.get("method") if isinstance(message, dict) else None
+    if version and method != "initialize":
+        headers["MCP-Protocol-Version"] = version
+    if session:
+        headers["MCP-Session-Id"] = session
+    if isinstance(meta, dict) and _META_VERSION in meta and method is not None:
+        # The 2026-07-28 era mirrors the method, and a call's name, in headers.
+        headers["Mcp-Method"] = str(method)
+        name = params.get("name") if isinstance(params, dict) else None
+        if method == "tools/call" and isinstance(name, str):
+            headers["Mcp-Name"] = _header_value(name)
+    return headers
 
 
 def _moved_to(response: http.client.HTTPResponse, endpoint: Endpoint) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance.protocols.mcp._http import Endpoint, Spoken, events
+from axm_conformance.protocols.mcp._http import Endpoint, Spoken, events, request_headers
 from axm_conformance.protocols.mcp._versions import (
     CLIENT_INFO,
     CURRENT,
@@ -130,7 +130,7 @@ def _bounded(asking: _Asking, ids: Iterator[int]) -> tuple[Answered | None, Answ
     batch = None
     if VERSIONS.index(version) >= VERSIONS.index(_NO_BATCH_SINCE):
         requests = [_request(next(ids), "tools/list", version) for _ in range(2)]
-        batch = asking.send("POST", json.dumps(requests).encode(), asking.headers({}))[0]
+        batch = asking.send("POST", json.dumps(requests).encode(), asking.headers(requests, {}))[0]
     padded = _request(next(ids), "tools/list", version)
     padded["params"]["padding"] = "x" * OVERSIZED
     oversized = asking.post(padded, {})
@@ -190,37 +190,23 @@ class _Asking:
     session: str
     timeout: float
 
-    def headers(self, extra: dict[str, str]) -> dict[str, str]:
-        headers = {
-            **dict(self.endpoint.headers),
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": self.version,
-        }
-        if self.session:
-            headers["MCP-Session-Id"] = self.session
-        return {**headers, **extra}
+    def headers(self, message: Any, extra: dict[str, str]) -> dict[str, str]:
+        """The headers a client sends ``message`` with, ``extra`` in place of its own."""
+        return {**request_headers(message, self.endpoint, self.version, self.session), **extra}
 
     def post(self, message: dict[str, Any], extra: dict[str, str]) -> Answered:
-        """``message`` as a client sends it (in the 2026-07-28 era with its method, and a
-        call's tool, mirrored in headers), the ``extra`` headers instead of the client's."""
-        mirrored: dict[str, str] = {}
-        if self.version == CURRENT and "method" in message:
-            mirrored["Mcp-Method"] = str(message["method"])
-        headers = self.headers({**mirrored, **extra})
-        return self.send("POST", json.dumps(message).encode(), headers)[0]
+        """``message`` as a client sends it, with the ``extra`` headers instead of its own."""
+        return self.send("POST", json.dumps(message).encode(), self.headers(message, extra))[0]
 
     def delete(self) -> Answered:
-        return self.send("DELETE", None, self.headers({}))[0]
+        return self.send("DELETE", None, self.headers(None, {}))[0]
 
     def initialized(self, request_id: int) -> str:
         """A new session's id, initialized as a client of the version does ("" when the
         server assigned none)."""
         offer = {"protocolVersion": self.version, "capabilities": {}, "clientInfo": CLIENT_INFO}
         message = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": offer}
-        headers = self.headers({})
-        for name in ("MCP-Protocol-Version", "MCP-Session-Id"):
-            headers.pop(name, None)
+        headers = dataclasses.replace(self, session="").headers(message, {})
         answered, session = self.send("POST", json.dumps(message).encode(), headers)
         if session and 200 <= answered.status < 300:
             opened = dataclasses.replace(self, session=session)
