@@ -136,6 +136,12 @@ def check_installed(settings: Settings) -> None:
             f"unknown check id {', '.join(map(repr, unknown))}; known: {', '.join(CHECKS)}",
         )
     token = settings.server_token_env
+    if settings.auth == "local" and token is not None:
+        raise SettingsError(
+            "auth",
+            "auth='local' gives the server tokens of the kit's own authorization server: "
+            "leave out server_token_env, or auth",
+        )
     if token is not None and not os.environ.get(token):
         raise SettingsError(
             "server_token_env",

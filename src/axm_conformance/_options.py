@@ -316,6 +316,19 @@ OPTIONS: tuple[Option, ...] = (
         reproduces=True,
     ),
     Option(
+        "--axm-auth",
+        "axm_auth",
+        "How a server the kit starts over HTTP (mcp-http:) is authorized: off (default), or "
+        "local: the kit runs an OAuth authorization server for it on the sandbox's loopback, "
+        "given to the server as {issuer} in its command or environment, holds the server to "
+        "the authorization pages as a protected resource (auth-* checks) and calls it with "
+        "tokens it issues.",
+        metavar="off|local",
+        setting="auth",
+        expected="off or local",
+        reproduces=True,
+    ),
+    Option(
         "--axm-report",
         "axm_report",
         "Write the JSON certificate of the run to this path.",

@@ -25,6 +25,9 @@ __all__ = [
 ]
 
 DEFAULT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# How a server the kit starts over HTTP is authorized: not at all, or as a protected resource of
+# an authorization server the kit runs on loopback (see protocols/mcp/_authority).
+AUTH_MODES = ("off", "local")
 
 
 class SettingsError(AxmConformanceError, ValueError):
@@ -55,7 +58,8 @@ class Settings:
     ``server_headers`` (name, value) pairs every HTTP request to a server carries,
     ``server_token_env`` the environment variable holding a bearer token those requests carry
     (read where the run starts, never written anywhere), ``http_path`` the path of the MCP
-    endpoint of a server the kit starts over HTTP,
+    endpoint of a server the kit starts over HTTP, ``auth`` whether such a server is a
+    protected resource of an authorization server the kit runs for it ("local") or not ("off"),
     ``pace`` the seconds to leave at least between two calls of a tool (0: none), ``sandbox``
     whether workers run in a sandbox ("auto": where one can be built, "required", "off"),
     ``network`` the names of the tools that reach the network in it besides those that declare
@@ -83,6 +87,7 @@ class Settings:
     server_headers: tuple[tuple[str, str], ...] = ()
     server_token_env: str | None = None
     http_path: str = "/mcp"  # the SDKs' default
+    auth: str = "off"
     pace: float = 0.0
     sandbox: str = "auto"
     network: tuple[str, ...] = ()
@@ -176,6 +181,10 @@ class Settings:
             raise SettingsError(
                 "server_token_env",
                 f"server_token_env names an environment variable, not {token!r}",
+            )
+        if self.auth not in AUTH_MODES:
+            raise SettingsError(
+                "auth", f"auth is one of {', '.join(AUTH_MODES)}, not {self.auth!r}"
             )
         path = self.http_path
         if not (isinstance(path, str) and path.startswith("/") and is_header("Path", path)):

@@ -26,10 +26,14 @@ from zoo_amplifier import SESSION_FILES
 
 MANIFEST: list[dict[str, Any]] = tomllib.loads((FIXTURES / "manifest.toml").read_text())["tool"]
 SEED = 20261122
-# Each tool is certified at each of these seeds: its verdict, and the checks it fails, must be
-# the same at all of them. The portable way (as on macOS) is held to the same at the first seed.
+# A tool's verdict, and the checks it fails, must not depend on the seed or on the way it is
+# contained. Each tool is certified Linux's way at the first seed (the run the detection table
+# reports), and once more in one of the other RUNS, taken in turn down the manifest, so that
+# every seed and the portable way (as on macOS) meet a third of the tools each;
+# AXM_TEST_EVERY_RUN=1 certifies every tool in every run.
 SEEDS = (SEED, 7, 424242)
 RUNS = [*((seed, "native") for seed in SEEDS), (SEED, "portable")]
+EVERY_RUN = os.environ.get("AXM_TEST_EVERY_RUN") == "1"
 VERDICTS = ("failed", "inconclusive", "certified", "certified with warnings")
 
 
@@ -45,11 +49,18 @@ def test_the_manifest_states_a_verdict_that_agrees_with_the_failing_checks() -> 
 # the kit survives it, and test_hostile certifies them all again, in one run each way (the
 # portable way, and without the sandbox), holding each to its listed failures; each of its runs
 # costs whole timeouts.
+def _runs_of(index: int, entry: dict[str, Any]) -> list[tuple[int, str]]:
+    if entry.get("hostile"):
+        return RUNS[:1]
+    if EVERY_RUN:
+        return RUNS
+    return [RUNS[0], RUNS[1 + index % (len(RUNS) - 1)]]
+
+
 ZOO_RUNS = [
     (entry, seed, way)
-    for entry in MANIFEST
-    for seed, way in RUNS
-    if not entry.get("hostile") or (seed, way) == RUNS[0]
+    for index, entry in enumerate(MANIFEST)
+    for seed, way in _runs_of(index, entry)
 ]
 
 

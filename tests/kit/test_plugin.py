@@ -154,6 +154,7 @@ def test_a_bad_reference_is_a_one_line_usage_error(
             "ERROR: --axm-server-token-env: server_token_env names an environment variable, "
             "not 'not a name'",
         ),
+        ("--axm-auth=oauth", "ERROR: --axm-auth: auth is one of off, local, not 'oauth'"),
     ],
 )
 def test_a_bad_setting_is_a_one_line_usage_error(

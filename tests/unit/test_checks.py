@@ -33,7 +33,9 @@ from axm_conformance._settings import Settings
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import capabilities
 from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
-from axm_conformance.protocols.mcp._http_probe import Answered, HttpFacts
+from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered
+from axm_conformance.protocols.mcp._http import Answered
+from axm_conformance.protocols.mcp._http_probe import HttpFacts
 from tests.unit.factories import (
     AXIO_POLICY,
     STR_RESULT,
@@ -257,6 +259,33 @@ KEPT = HttpFacts(
     oversized=Answered(413),
     served_after=Answered(200),
 )
+
+
+# A protected resource that keeps every rule of the authorization pages: what it answered.
+CANONICAL = "http://127.0.0.1:8000/mcp"
+PROTECTED = AuthFacts(
+    Discovered(
+        CANONICAL,
+        401,
+        'Bearer resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"'
+        ', scope="words:read"',
+        "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp",
+        {"resource": CANONICAL, "authorization_servers": ["http://127.0.0.1:9000"]},
+    ),
+    "http://127.0.0.1:9000",
+    ("words:read",),
+    no_token=Answered(401, challenge='Bearer scope="words:read"'),
+    other_audience=Answered(401),
+    expired=Answered(401),
+    forged=Answered(401),
+    in_query=Answered(401),
+    no_scope=Answered(403, challenge='Bearer error="insufficient_scope"'),
+)
+
+
+def protected(**facts: object) -> SubjectInfo:
+    """A protected resource over HTTP that answered tokens as ``PROTECTED`` but for ``facts``."""
+    return over_http(auth=dataclasses.replace(PROTECTED, **facts))
 
 
 def over_http(**facts: object) -> SubjectInfo:
@@ -499,6 +528,101 @@ CASES = [
         "a batch served",
         warning("answered a JSON-RPC batch with HTTP 200"),
         subject=over_http(batch=Answered(200)),
+    ),
+    case("auth-token-required", "401 with a Bearer challenge", subject=protected()),
+    case(
+        "auth-token-required",
+        "served with no token",
+        failure("served tools/list with no token (HTTP 200"),
+        subject=protected(no_token=Answered(200, "{}")),
+    ),
+    case(
+        "auth-token-required",
+        "a 401 with no challenge",
+        warning("answered 401 with the challenge '', not a Bearer one"),
+        subject=protected(no_token=Answered(401)),
+    ),
+    case("auth-resource-metadata", "itself and its issuer", subject=protected()),
+    case(
+        "auth-resource-metadata",
+        "none served",
+        failure("serves no protected resource metadata (http://127.0.0.1:8000/x: HTTP 404)"),
+        subject=protected(
+            discovered=Discovered(CANONICAL, 401, said="http://127.0.0.1:8000/x: HTTP 404")
+        ),
+    ),
+    case(
+        "auth-resource-metadata",
+        "another resource and issuer",
+        failure("names the resource 'http://127.0.0.1:8000/other', not " + CANONICAL),
+        failure("names the authorization servers ['https://login.example'], not"),
+        subject=protected(
+            discovered=dataclasses.replace(
+                PROTECTED.discovered,
+                metadata={
+                    "resource": "http://127.0.0.1:8000/other",
+                    "authorization_servers": ["https://login.example"],
+                },
+            )
+        ),
+    ),
+    case("auth-audience-validated", "refused 401", subject=protected()),
+    case(
+        "auth-audience-validated",
+        "another resource's token served",
+        failure("served tools/list with a token its authorization server issued for another"),
+        subject=protected(other_audience=Answered(200, "{}")),
+    ),
+    case(
+        "auth-audience-validated",
+        "refused 400",
+        warning("not 401 Unauthorized"),
+        subject=protected(other_audience=Answered(400)),
+    ),
+    case("auth-expiry-validated", "refused 401", subject=protected()),
+    case(
+        "auth-expiry-validated",
+        "an expired token served",
+        failure("served tools/list with a token that expired an hour ago"),
+        subject=protected(expired=Answered(200, "{}")),
+    ),
+    case("auth-signature-validated", "refused 401", subject=protected()),
+    case(
+        "auth-signature-validated",
+        "a forged token served",
+        failure("served tools/list with a token signed with a key its authorization server"),
+        subject=protected(forged=Answered(200, "{}")),
+    ),
+    case("auth-query-token-refused", "refused", subject=protected(in_query=Answered(400))),
+    case(
+        "auth-query-token-refused",
+        "a token in the URL served",
+        failure("served tools/list to a request whose token was in its query string"),
+        subject=protected(in_query=Answered(200, "{}")),
+    ),
+    case("auth-scope-enforced", "403 insufficient_scope", subject=protected()),
+    case(
+        "auth-scope-enforced",
+        "served though its challenge asked for the scope",
+        failure("though its own challenge to that request asked for 'words:read'"),
+        subject=protected(no_scope=Answered(200, "{}")),
+    ),
+    case(
+        "auth-scope-enforced",
+        "served, the scopes its metadata's alone",
+        note("listing its tools needs none of them"),
+        subject=protected(
+            no_scope=Answered(200, "{}"),
+            discovered=dataclasses.replace(
+                PROTECTED.discovered, challenge="Bearer", metadata={"scopes_supported": ["a"]}
+            ),
+        ),
+    ),
+    case(
+        "auth-scope-enforced",
+        "refused 401",
+        warning('not 403 with error="insufficient_scope"'),
+        subject=protected(no_scope=Answered(401)),
     ),
     case("server-exits", "exited at once", subject=server()),
     case(

@@ -197,6 +197,7 @@ EVERY_SETTING: dict[str, Any] = {
     "server_headers": (("X-Tenant", "blue sky"), ("X-Mode", "a=b")),
     "server_token_env": "EXAMPLE_TOKEN",
     "http_path": "/sse",
+    "auth": "local",
     "pace": 0.5,
     "sandbox": "off",
     "network": ("shout",),

@@ -139,8 +139,9 @@ class LoadOptions:
     ``memo``, a directory the run's processes share to remember what a server's starts taught
     (its protocol version, its slowest start: "" for none); ``headers``, what every HTTP
     request to a server carries (``--axm-server-header``, the token
-    ``--axm-server-token-env`` names: kept out of its repr), and ``http_path``, where a server
-    started to serve HTTP serves it (``--axm-http-path``)."""
+    ``--axm-server-token-env`` names: kept out of its repr), ``http_path``, where a server
+    started to serve HTTP serves it (``--axm-http-path``), and ``auth``, how such a server is
+    authorized (``--axm-auth``)."""
 
     timeout: float = 5.0
     env: Mapping[str, str] = field(default_factory=dict)
@@ -148,6 +149,7 @@ class LoadOptions:
     memo: str = ""
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     http_path: str = "/mcp"
+    auth: str = "off"
 
 
 def cause(exc: BaseException) -> str:

@@ -275,6 +275,7 @@ def _worker_config(
         memo=_memo() if serves else "",
         headers=server_headers(settings),
         http_path=settings.http_path,
+        auth=settings.auth,
     )
     return WorkerConfig(
         timeout=settings.timeout,

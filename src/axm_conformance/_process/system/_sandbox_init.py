@@ -8,13 +8,16 @@ unconfined server gives (they may be ending on their own), then writes what stil
 ``pid command`` line each, to the descriptor it was given, and exits with the server's status.
 
 It is run by path with the standard library alone (``python -I .../_sandbox_init.py FD
-[--traced FD] [--relay SOCKET PORT] -- ARGV``): a server's sandbox need not be able to import
+[--traced FD] [--relay SOCKET PORT] [--serve PORT SOCKET] -- ARGV``): a server's sandbox need
+not be able to import
 the kit. A traced server's ARGV starts with strace's words (see ``_trace``), which write to the
 descriptor given: strace makes itself a grandchild of this program, which tells it from what
 the server left by the server's ``TracerPid``. With ``--relay``, a server that serves HTTP on
 loopback is reached from outside the sandbox's network namespace: each connection to the Unix
 socket SOCKET (a path, which the namespace does not separate) is joined to a connection to
-PORT on the sandbox's own loopback.
+PORT on the sandbox's own loopback. With ``--serve``, the other way: each connection to PORT
+on the sandbox's loopback is joined to one to the Unix socket SOCKET, where the kit serves what
+the server is pointed at (an authorization server).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 # As long as the check of an unconfined server waits for its children to end (the MCP
 # probe's _left_behind).
@@ -36,9 +40,12 @@ _POLL = 0.05
 _ATTACH_WAIT = 5.0
 
 
-_USAGE = "usage: _sandbox_init.py FD [--traced FD] [--relay SOCKET PORT] -- COMMAND [ARGS...]\n"
+_USAGE = (
+    "usage: _sandbox_init.py FD [--traced FD] [--relay SOCKET PORT] [--serve PORT SOCKET] "
+    "-- COMMAND [ARGS...]\n"
+)
 # The options, each with how many words follow it.
-_WORDS = {"--traced": 1, "--relay": 2}
+_WORDS = {"--traced": 1, "--relay": 2, "--serve": 2}
 
 
 def main(argv: list[str]) -> int:
@@ -56,6 +63,9 @@ def main(argv: list[str]) -> int:
     if "--relay" in options:
         path, port = options["--relay"]
         _relay(path, int(port))
+    if "--serve" in options:
+        port, path = options["--serve"]
+        _serve(int(port), path)
     # bwrap sets PWD in the sandbox; the server gets the environment its client gave, no more.
     environment = {name: value for name, value in os.environ.items() if name != "PWD"}
     try:
@@ -98,9 +108,30 @@ def _relay(path: str, port: int) -> None:
     threading.Thread(target=serve, daemon=True).start()
 
 
-def _join(outside: socket.socket, port: int) -> None:
+def _serve(port: int, path: str) -> None:
+    """Join each connection to ``port`` on loopback to one to the Unix socket at ``path``, in
+    threads of this program, for as long as it runs."""
+    if sys.platform == "win32":
+        raise OSError("a sandbox is Linux's")
+    listener = socket.create_server(("127.0.0.1", port), backlog=16)
+
+    def connected() -> socket.socket:
+        outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        outside.connect(path)
+        return outside
+
+    def serve() -> None:
+        while True:
+            inside, _ = listener.accept()
+            threading.Thread(target=_join, args=(inside, connected), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def _join(outside: socket.socket, to: int | Callable[[], socket.socket]) -> None:
+    """Join ``outside`` to a new connection: to port ``to`` on loopback, or the one it makes."""
     try:
-        inside = socket.create_connection(("127.0.0.1", port))
+        inside = socket.create_connection(("127.0.0.1", to)) if isinstance(to, int) else to()
     except OSError:
         outside.close()  # not listening yet: the client asks again
         return

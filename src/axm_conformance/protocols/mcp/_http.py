@@ -38,6 +38,7 @@ from axm_conformance._process.system._platform import KIT_THREAD
 
 __all__ = [
     "STDIO",
+    "Answered",
     "Endpoint",
     "Failed",
     "HttpWire",
@@ -56,11 +57,14 @@ _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _PLAIN = frozenset(chr(code) for code in range(0x20, 0x7F))
 
 
-def free_port() -> int:
-    """A port of the loopback interface nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def free_port(besides: int = 0) -> int:
+    """A port of the loopback interface nothing listens on now, other than ``besides``."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if port != besides:
+            return port
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,14 @@ class Transport:
     """How the kit speaks to a server: over its stdin and stdout (``path`` None), or over
     Streamable HTTP at ``path``, on a loopback port the kit picks for a server it starts, or
     at ``remote`` (``http://HOST:PORT`` or ``https://...``), a server someone else runs and the
-    kit only speaks to. ``headers`` go with every HTTP request."""
+    kit only speaks to. ``headers`` go with every HTTP request. With ``auth``, a server the
+    kit starts is a protected resource of an authorization server the kit runs for it (see
+    ``_authority``), whose tokens the session carries."""
 
     path: str | None = None
     remote: str = ""
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    auth: bool = False
 
     @property
     def over_http(self) -> bool:
@@ -427,6 +434,27 @@ class HttpWire:
             connection.request("DELETE", self.endpoint.path, headers=headers)
             connection.getresponse().read()
         connection.close()
+
+
+@dataclass(frozen=True)
+class Answered:
+    """An HTTP answer: its status (0 when none came: ``said`` says why), its body's
+    JSON-RPC error code, where it has one, and its WWW-Authenticate header (``challenge``)."""
+
+    status: int
+    said: str = ""
+    code: int | None = None
+    challenge: str = ""
+
+    @property
+    def served(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def shown(self) -> str:
+        """The answer as a report shows it: ``HTTP 401: 'its body'``, or why none came."""
+        said = f": {self.said!r}" if self.said else ""
+        return f"HTTP {self.status}{said}" if self.status else self.said
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ from axm_conformance.checks import (
     warning,
 )
 from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._http import Answered
 from axm_conformance.protocols.mcp._http_probe import (
     FOREIGN_ORIGIN,
     NO_VERSION,
     OVERSIZED,
     UNKNOWN_METHOD,
-    Answered,
     HttpFacts,
 )
 from axm_conformance.protocols.mcp._versions import CURRENT
@@ -77,11 +77,6 @@ def _stateful(subject: SubjectInfo) -> str | Finding | None:
     return reason
 
 
-def _answered(answer: Answered) -> str:
-    said = f": {answer.said!r}" if answer.said else ""
-    return f"HTTP {answer.status}{said}" if answer.status else answer.said
-
-
 @check("http-transport-current", "server", applies=_over_http, subject="server")
 def http_transport_current(subject: SubjectInfo, context: CheckContext) -> Found:
     """The server speaks Streamable HTTP, not the deprecated HTTP+SSE transport."""
@@ -120,12 +115,12 @@ def http_origin_validated(subject: SubjectInfo, context: CheckContext) -> Found:
     if 200 <= answer.status < 300:
         served = "opened its event stream" if _http(subject).legacy else "served tools/list"
         yield (
-            f"{served} to a request from Origin {FOREIGN_ORIGIN} ({_answered(answer)}): "
+            f"{served} to a request from Origin {FOREIGN_ORIGIN} ({answer.shown}): "
             f"a web page the user opens can call its tools through DNS rebinding; {rule}"
         )
     elif answer.status != 403:
         yield warning(
-            f"refused a request from Origin {FOREIGN_ORIGIN} with {_answered(answer)}, not 403 "
+            f"refused a request from Origin {FOREIGN_ORIGIN} with {answer.shown}, not 403 "
             f"Forbidden: {rule}"
         )
 
@@ -186,7 +181,7 @@ def http_version_header(subject: SubjectInfo, context: CheckContext) -> Found:
     if 200 <= bad.status < 300:
         yield warning(
             f"served a request whose MCP-Protocol-Version is {NO_VERSION}, which no version "
-            f"is ({_answered(bad)}): a server MUST respond 400 Bad Request to an invalid or "
+            f"is ({bad.shown}): a server MUST respond 400 Bad Request to an invalid or "
             "unsupported one (transports, Protocol Version Header); a correct client never "
             "sends one, so none is harmed"
         )
@@ -194,7 +189,7 @@ def http_version_header(subject: SubjectInfo, context: CheckContext) -> Found:
     if mismatched is not None and (mismatched.status != 400 or mismatched.code != _HEADER_MISMATCH):
         yield warning(
             f"answered tools/list sent with the header Mcp-Method: tools/call with "
-            f"{_answered(mismatched)}{_code(mismatched)}: a server MUST reject a request whose "
+            f"{mismatched.shown}{_code(mismatched)}: a server MUST reject a request whose "
             f"headers do not match its body with 400 Bad Request and the JSON-RPC error "
             f"{_HEADER_MISMATCH} (HeaderMismatch; streamable-http, Server Validation): a "
             "balancer that routes on the header and a server that executes the body disagree"
@@ -218,7 +213,7 @@ def http_unknown_method(subject: SubjectInfo, context: CheckContext) -> Found:
     assert answer is not None
     if answer.status != 404 or answer.code != _METHOD_NOT_FOUND:
         yield warning(
-            f"answered the method {UNKNOWN_METHOD} with {_answered(answer)}{_code(answer)}: a "
+            f"answered the method {UNKNOWN_METHOD} with {answer.shown}{_code(answer)}: a "
             f"server that does not implement a method MUST respond with 404 Not Found and the "
             f"JSON-RPC error {_METHOD_NOT_FOUND} (streamable-http); a client that meets "
             "another answer may take the server for one of another era"
@@ -248,7 +243,7 @@ def http_sessions_isolated(subject: SubjectInfo, context: CheckContext) -> Found
     if survivor is not None and not 200 <= survivor.status < 300:
         yield (
             f"after DELETE ended other sessions, it answered tools/list in a session nobody "
-            f"ended with {_answered(survivor)}: one client that ends its session breaks every "
+            f"ended with {survivor.shown}: one client that ends its session breaks every "
             "other client's"
         )
 
@@ -260,14 +255,14 @@ def http_session_ended(subject: SubjectInfo, context: CheckContext) -> Found:
     deleted, after = facts.deletes[-1], facts.after_delete
     if after is None:
         yield warning(
-            f"answered DELETE of a session with {_answered(deleted)}: a server that does not "
+            f"answered DELETE of a session with {deleted.shown}: a server that does not "
             "let a client end a session MAY respond 405 Method Not Allowed (transports, "
             "Session Management); a client cannot tell whether the session ended"
         )
     elif after.status != 404:
         yield warning(
             f"accepted DELETE of a session, then answered a request in it with "
-            f"{_answered(after)}, not 404 Not Found: after it terminates a session a server "
+            f"{after.shown}, not 404 Not Found: after it terminates a session a server "
             "MUST respond to requests containing that session ID with 404 (transports, "
             "Session Management); the session is not ended, which only a client that keeps "
             "using it would meet"
@@ -280,7 +275,7 @@ def _served_before(subject: SubjectInfo) -> str | Finding | None:
     if before is not None and not 200 <= before.status < 300:
         return not_run(
             f"not run: the server no longer served tools/list before these were sent "
-            f"({_answered(before)}; see http-sessions-isolated)"
+            f"({before.shown}; see http-sessions-isolated)"
         )
     return reason
 
@@ -295,12 +290,12 @@ def http_bounded(subject: SubjectInfo, context: CheckContext) -> Found:
         asked = "a JSON-RPC batch and " if batch is not None else ""
         yield (
             f"after {asked}a request of {OVERSIZED // 2**20} MiB, it no longer served "
-            f"tools/list ({_answered(after)}): what any client can send ended or broke the server"
+            f"tools/list ({after.shown}): what any client can send ended or broke the server"
         )
         return
     if batch is not None and 200 <= batch.status < 300:
         yield warning(
-            f"answered a JSON-RPC batch with {_answered(batch)}: the body of a POST MUST be a "
+            f"answered a JSON-RPC batch with {batch.shown}: the body of a POST MUST be a "
             "single JSON-RPC request, notification or response (transports, Sending Messages "
             "to the Server, since 2025-06-18); a correct client never sends one"
         )

@@ -18,7 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance.protocols.mcp._http import Endpoint, Spoken, events, request_headers
+from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered, observe_auth
+from axm_conformance.protocols.mcp._authority import Authority
+from axm_conformance.protocols.mcp._http import (
+    Answered,
+    Endpoint,
+    Spoken,
+    events,
+    request_headers,
+)
 from axm_conformance.protocols.mcp._versions import (
     CLIENT_INFO,
     CURRENT,
@@ -33,7 +41,6 @@ __all__ = [
     "OVERSIZED",
     "SESSIONS",
     "UNKNOWN_METHOD",
-    "Answered",
     "HttpFacts",
     "observe_http",
 ]
@@ -56,16 +63,6 @@ _READ = 64 * 1024
 
 
 @dataclass(frozen=True)
-class Answered:
-    """An HTTP answer: its status (0 when none came: ``said`` says why) and its body's
-    JSON-RPC error code, where it has one."""
-
-    status: int
-    said: str = ""
-    code: int | None = None
-
-
-@dataclass(frozen=True)
 class HttpFacts:
     """``version`` spoken; ``foreign_origin``, how a request from a foreign Origin was
     answered; ``bad_version``, how a request with an MCP-Protocol-Version header that is no
@@ -80,7 +77,8 @@ class HttpFacts:
     the server speaks the deprecated HTTP+SSE transport; ``batch``, how a JSON-RPC batch was
     answered (None before 2025-06-18, which allowed them), ``oversized`` a request of OVERSIZED
     bytes, and ``served_before`` and ``served_after`` a correct request sent before and after
-    both."""
+    both; ``auth``, how it answered tokens, for a protected resource of the kit's
+    authorization server (see ``_auth_probe``; None for another server)."""
 
     version: str
     foreign_origin: Answered
@@ -97,12 +95,20 @@ class HttpFacts:
     oversized: Answered | None = None
     served_before: Answered | None = None
     served_after: Answered | None = None
+    auth: AuthFacts | None = None
 
 
-def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
+def observe_http(
+    spoken: Spoken,
+    version: str,
+    timeout: float,
+    authority: Authority | None = None,
+    discovered: Discovered | None = None,
+) -> HttpFacts:
     """The transport's facts, from requests beside a session of ``version`` spoken as
-    ``spoken`` says. Over the deprecated HTTP+SSE transport only a foreign Origin is asked
-    about (its rules are not the Streamable HTTP transport's)."""
+    ``spoken`` says, and for a protected resource of ``authority``, what a client with no
+    token ``discovered`` and how tokens are answered. Over the deprecated HTTP+SSE transport
+    only a foreign Origin is asked about (its rules are not the Streamable HTTP transport's)."""
     endpoint, session = spoken.endpoint, spoken.session
     ids = itertools.count(9_000)
     asking = _Asking(endpoint, version, session, timeout)
@@ -111,6 +117,13 @@ def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
         foreign, _ = asking.send("GET", None, {**headers, "Origin": FOREIGN_ORIGIN})
         return HttpFacts(version, foreign, redirected=spoken.redirected, legacy=True)
     observed = _observed(asking, ids)
+    auth = None
+    if authority is not None and discovered is not None:
+
+        def send(extra: dict[str, str], path: str) -> Answered:
+            return asking.post(_request(next(ids), "tools/list", version), extra, path)
+
+        auth = observe_auth(send, endpoint.path, authority, discovered)
     # Last: what it is asked here may end the server.
     before = asking.post(_request(next(ids), "tools/list", asking.version), {})
     batch, oversized, after = _bounded(asking, ids)
@@ -121,6 +134,7 @@ def observe_http(spoken: Spoken, version: str, timeout: float) -> HttpFacts:
         oversized=oversized,
         served_before=before,
         served_after=after,
+        auth=auth,
     )
 
 
@@ -191,12 +205,16 @@ class _Asking:
     timeout: float
 
     def headers(self, message: Any, extra: dict[str, str]) -> dict[str, str]:
-        """The headers a client sends ``message`` with, ``extra`` in place of its own."""
-        return {**request_headers(message, self.endpoint, self.version, self.session), **extra}
+        """The headers a client sends ``message`` with, ``extra`` in place of its own (one
+        given as "" left out)."""
+        own = request_headers(message, self.endpoint, self.version, self.session)
+        return {name: value for name, value in {**own, **extra}.items() if value}
 
-    def post(self, message: dict[str, Any], extra: dict[str, str]) -> Answered:
-        """``message`` as a client sends it, with the ``extra`` headers instead of its own."""
-        return self.send("POST", json.dumps(message).encode(), self.headers(message, extra))[0]
+    def post(self, message: dict[str, Any], extra: dict[str, str], path: str = "") -> Answered:
+        """``message`` as a client sends it, with the ``extra`` headers instead of its own, to
+        ``path`` (the endpoint's when "")."""
+        data = json.dumps(message).encode()
+        return self.send("POST", data, self.headers(message, extra), path)[0]
 
     def delete(self) -> Answered:
         return self.send("DELETE", None, self.headers(None, {}))[0]
@@ -213,12 +231,15 @@ class _Asking:
             opened.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, {})
         return session
 
-    def send(self, verb: str, body: bytes | None, headers: dict[str, str]) -> tuple[Answered, str]:
-        """How the server answered, and the session id it gave ("" for none). An event stream
-        is read to its first message: the server may keep it open after."""
+    def send(
+        self, verb: str, body: bytes | None, headers: dict[str, str], path: str = ""
+    ) -> tuple[Answered, str]:
+        """How the server answered, at ``path`` (the endpoint's when ""), and the session id it
+        gave ("" for none). An event stream is read to its first message: the server may keep
+        it open after."""
         connection = self.endpoint.connection(self.timeout)
         try:
-            connection.request(verb, self.endpoint.path, body, headers)
+            connection.request(verb, path or self.endpoint.path, body, headers)
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             connection.close()
@@ -232,7 +253,8 @@ class _Asking:
             else:
                 data = response.read(_READ)
         connection.close()
-        return Answered(response.status, _shown(data), _code(data)), session
+        challenge = response.getheader("www-authenticate") or ""
+        return Answered(response.status, _shown(data), _code(data), challenge), session
 
 
 def _request(request_id: int, method: str, version: str) -> dict[str, Any]:

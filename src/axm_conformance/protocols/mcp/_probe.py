@@ -131,7 +131,9 @@ def probe(server: McpServer) -> ServerFacts:
             ping = _ping_answer(session)
         spoken = session.spoken_over()
         if spoken is not None:
-            http = observe_http(spoken, handshake.version, session.timeout)
+            http = observe_http(
+                spoken, handshake.version, session.timeout, session.authority, session.discovered
+            )
     except WireError as exc:
         seconds = time.monotonic() - started
         if handshake is not None:

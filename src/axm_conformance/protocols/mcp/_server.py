@@ -113,11 +113,27 @@ def command_of(ref: str, env: Mapping[str, str] | None = None) -> list[str]:
 def transport_of(ref: str, options: LoadOptions) -> Transport:
     """How the kit speaks to the server a reference names (see :class:`Transport`), the run's
     headers going with every HTTP request; :class:`LoadError` for a remote address that names
-    no host, or a port that is no number."""
+    no host, or a port that is no number, and with ``--axm-auth=local``, for a server the kit
+    does not start, or one told nowhere where its ``{issuer}`` is."""
+    local = options.auth == "local"
     if ref.startswith(HTTP_PREFIX):
-        return Transport(options.http_path, headers=options.headers)
+        named = any("{issuer}" in word for word in (ref, *options.env.values()))
+        if local and not named:
+            raise LoadError(
+                f"{ref!r} does not say where the server's authorization server is "
+                "(--axm-auth=local): put {issuer} where the command takes its URL "
+                "(mcp-http:my-server --issuer {issuer}), or in its environment "
+                "(--axm-server-env=ISSUER={issuer}); the kit serves it"
+            )
+        return Transport(options.http_path, headers=options.headers, auth=local)
     if not ref.startswith(REMOTE_PREFIXES):
         return Transport()
+    if local:
+        raise LoadError(
+            f"{ref!r} is a server someone else runs: --axm-auth=local points a server the kit "
+            "starts (mcp-http:) at an authorization server the kit runs; give a remote "
+            "server's token with --axm-server-token-env"
+        )
     address = ref[len("mcp+") :]
     try:
         where = urllib.parse.urlsplit(address)

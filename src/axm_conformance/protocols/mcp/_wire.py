@@ -54,6 +54,8 @@ from axm_conformance._process.system._sandbox import (
 )
 from axm_conformance._process.system._tasks import TaskGroup
 from axm_conformance.errors import AxmConformanceError
+from axm_conformance.protocols.mcp._auth_probe import Discovered, discover
+from axm_conformance.protocols.mcp._authority import Authority
 from axm_conformance.protocols.mcp._http import (
     STDIO,
     Endpoint,
@@ -164,6 +166,10 @@ class Session:
     transport: Transport = STDIO
     _http: HttpWire | None = None
     _relay_dir: str = ""
+    # A protected resource's authorization server (``{issuer}``), and what a client with no
+    # token learned of the server (see _auth_probe): the session's token is minted from it.
+    authority: Authority | None = None
+    discovered: Discovered | None = None
     version: str = ""  # the protocol version spoken, once connected
     problems: list[str] = field(default_factory=list)
     strays: list[str] = field(default_factory=list)
@@ -245,6 +251,11 @@ class Session:
         env = {name: value.replace("{port}", port) for name, value in env.items()}
         self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
         relay = os.path.join(self._relay_dir, "relay")
+        if self.transport.auth:
+            self.authority = Authority(self._relay_dir, free_port(besides=int(port)))
+            argv = [word.replace("{issuer}", self.authority.issuer) for word in argv]
+            issuer = self.authority.issuer
+            env = {name: value.replace("{issuer}", issuer) for name, value in env.items()}
         return argv, env, self.transport.endpoint(int(port), relay)
 
     def _sandboxed(
@@ -271,6 +282,8 @@ class Session:
             tracing = _trace.command(sandbox.tracer, self._trace_fd)
         if endpoint is not None:
             options += ["--relay", endpoint.relay, str(endpoint.port)]
+        if self.authority is not None:
+            options += ["--serve", str(self.authority.port), self.authority.socket]
         argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *options, "--", *tracing, *argv]
         self._tasks = TaskGroup.make()
         writable = [self.cwd, *([self._relay_dir] if self._relay_dir else [])]
@@ -279,6 +292,9 @@ class Session:
         ), passed
 
     def _forget_relay(self) -> None:
+        if self.authority is not None:
+            self.authority.close()
+            self.authority = None
         if self._relay_dir:
             shutil.rmtree(self._relay_dir, ignore_errors=True)
             self._relay_dir = ""
@@ -291,6 +307,14 @@ class Session:
         if unanswered:
             self.close(grace=0.1)
             raise CannotStart(f"{self.transport.url() or shlex.join(self.argv)}: {unanswered}")
+        if self.authority is not None:
+            # As a client does: asked without a token, then with one for the resource and the
+            # scopes the server named.
+            self.discovered = discover(self._http.endpoint, self.timeout)
+            token = self.authority.token(self.discovered.audience, self.discovered.scopes)
+            endpoint = self._http.endpoint
+            headers = (*endpoint.headers, ("Authorization", f"Bearer {token}"))
+            self._http.endpoint = dataclasses.replace(endpoint, headers=headers)
 
     def spoken_over(self) -> Spoken | None:
         """How the session speaks HTTP; None over stdio or before it connected."""
