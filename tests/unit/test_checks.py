@@ -624,6 +624,25 @@ CASES = [
         warning('not 403 with error="insufficient_scope"'),
         subject=protected(no_scope=Answered(401)),
     ),
+    case(
+        "auth-no-passthrough",
+        "its own credential upstream",
+        subject=server(
+            over_http=True,
+            called=("word_count",),
+            http=dataclasses.replace(
+                KEPT, auth=dataclasses.replace(PROTECTED, upstream="http://127.0.0.1:9001")
+            ),
+        ),
+    ),
+    case(
+        "auth-no-passthrough",
+        "the client's token upstream",
+        failure("passed a token the client sent it on to the upstream API it was given"),
+        subject=protected(
+            upstream="http://127.0.0.1:9001", passed_through=("GET /audit HTTP/1.1",)
+        ),
+    ),
     case("server-exits", "exited at once", subject=server()),
     case(
         "server-exits",

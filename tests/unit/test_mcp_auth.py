@@ -38,7 +38,7 @@ class _UnixConnection(http.client.HTTPConnection):
 @pytest.fixture
 def authority() -> Iterator[Authority]:
     with tempfile.TemporaryDirectory() as directory:
-        served = Authority(directory, 41000)
+        served = Authority(directory, 41000, 41001)
         try:
             yield served
         finally:
@@ -46,7 +46,7 @@ def authority() -> Iterator[Authority]:
 
 
 def _asked(authority: Authority, verb: str, path: str, body: str | None = None) -> Any:
-    connection = _UnixConnection(authority.socket)
+    connection = _UnixConnection(authority.sockets[0][1])
     headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
     connection.request(verb, path, body, headers)
     answer = connection.getresponse()
@@ -146,3 +146,19 @@ def test_a_local_authorization_server_needs_a_server_the_kit_starts_and_told_whe
 def test_the_kits_tokens_and_a_token_of_ones_own_do_not_go_together() -> None:
     with pytest.raises(SettingsError, match="leave out server_token_env, or auth"):
         check_installed(Settings(auth="local", server_token_env="MY_TOKEN"))
+
+
+def test_the_upstream_api_keeps_what_it_hears_and_names_a_request_carrying_a_token(
+    authority: Authority,
+) -> None:
+    token = authority.token("http://127.0.0.1:8000/mcp", ["words:read"])
+    for credential in ("Bearer its-own-key", f"Bearer {token}"):
+        connection = _UnixConnection(authority.sockets[1][1])
+        connection.request("GET", "/audit", headers={"Authorization": credential})
+        assert connection.getresponse().status == 200
+        connection.close()
+    connection = _UnixConnection(authority.sockets[1][1])
+    connection.request("POST", "/forward", body=f"token={token}".encode())
+    connection.getresponse().read()
+    connection.close()
+    assert authority.passed_through() == ("GET /audit HTTP/1.1", "POST /forward HTTP/1.1")

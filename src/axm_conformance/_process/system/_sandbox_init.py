@@ -15,9 +15,9 @@ descriptor given: strace makes itself a grandchild of this program, which tells 
 the server left by the server's ``TracerPid``. With ``--relay``, a server that serves HTTP on
 loopback is reached from outside the sandbox's network namespace: each connection to the Unix
 socket SOCKET (a path, which the namespace does not separate) is joined to a connection to
-PORT on the sandbox's own loopback. With ``--serve``, the other way: each connection to PORT
-on the sandbox's loopback is joined to one to the Unix socket SOCKET, where the kit serves what
-the server is pointed at (an authorization server).
+PORT on the sandbox's own loopback. With ``--serve`` (repeatable), the other way: each
+connection to PORT on the sandbox's loopback is joined to one to the Unix socket SOCKET, where
+the kit serves what the server is pointed at (an authorization server, an upstream API).
 """
 
 from __future__ import annotations
@@ -50,21 +50,21 @@ _WORDS = {"--traced": 1, "--relay": 2, "--serve": 2}
 
 def main(argv: list[str]) -> int:
     report, *rest = argv
-    options: dict[str, list[str]] = {}
+    options: dict[str, list[list[str]]] = {}
     while rest and rest[0] in _WORDS:
         count = _WORDS[rest[0]]
-        options[rest[0]], rest = rest[1 : 1 + count], rest[1 + count :]
+        options.setdefault(rest[0], []).append(rest[1 : 1 + count])
+        rest = rest[1 + count :]
     separator, *command = rest or [""]
-    if separator != "--" or not command or any(len(v) != _WORDS[k] for k, v in options.items()):
+    given = [(flag, words) for flag, each in options.items() for words in each]
+    if separator != "--" or not command or any(len(w) != _WORDS[f] for f, w in given):
         sys.stderr.write(_USAGE)
         return 2
     # A traced server's trace goes to this descriptor, which strace is given.
-    trace = int(options["--traced"][0]) if "--traced" in options else None
-    if "--relay" in options:
-        path, port = options["--relay"]
+    trace = int(options["--traced"][0][0]) if "--traced" in options else None
+    for path, port in options.get("--relay", []):
         _relay(path, int(port))
-    if "--serve" in options:
-        port, path = options["--serve"]
+    for port, path in options.get("--serve", []):
         _serve(int(port), path)
     # bwrap sets PWD in the sandbox; the server gets the environment its client gave, no more.
     environment = {name: value for name, value in os.environ.items() if name != "PWD"}

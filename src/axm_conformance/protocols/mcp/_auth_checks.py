@@ -260,3 +260,34 @@ def auth_scope_enforced(subject: SubjectInfo, context: CheckContext) -> Found:
             "Insufficient Scope Errors), which tells a client to ask for more scope rather "
             "than for a new token"
         )
+
+
+def _upstream_given(subject: SubjectInfo) -> str | Finding | None:
+    reason = _protected(subject)
+    if reason is None and not _auth(subject).upstream:
+        return "the server was given no upstream API ({upstream} in its command or environment)"
+    return reason
+
+
+@check("auth-no-passthrough", "server", applies=_upstream_given, subject="server")
+def auth_no_passthrough(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The client's token never reaches the upstream API the server calls."""
+    facts = subject.server
+    assert isinstance(facts, ServerFacts)
+    auth = _auth(subject)
+    passed = (*auth.passed_through, *facts.passed_through_on_calls)
+    if passed:
+        calls = f", while it served a call of {', '.join(facts.called)}" if facts.called else ""
+        yield (
+            f"passed a token the client sent it on to the upstream API it was given "
+            f"({auth.upstream}{calls}): {'; '.join(passed[:3])}; the MCP server MUST NOT pass "
+            "through the token it received from the MCP client (authorization, Access Token "
+            "Privilege Restriction): the upstream API trusts a token that was never issued "
+            "for it, and the server's own controls are bypassed (security best practices, "
+            "Token Passthrough)"
+        )
+    elif not facts.called:
+        yield note(
+            "no tool was called with the upstream API listening (the session that calls each "
+            f"tool once did not run: {facts.calls_ended or 'the server did not exit'})"
+        )

@@ -88,7 +88,9 @@ class AuthFacts:
     one (signed with a key the issuer never published), one with ``no_scope`` (None when the
     server names no scope), and the session's own token in the query string instead of its
     header (``in_query``); ``issuer``, the authorization server the server was pointed at, and
-    ``scopes``, those the session's token carried."""
+    ``scopes``, those the session's token carried; ``upstream``, the upstream API the server
+    was pointed at ("" for none), and the requests it got that carried one of the kit's tokens
+    (``passed_through``), meanwhile."""
 
     discovered: Discovered
     issuer: str
@@ -99,6 +101,8 @@ class AuthFacts:
     forged: Answered
     in_query: Answered
     no_scope: Answered | None = None
+    upstream: str = ""
+    passed_through: tuple[str, ...] = ()
 
 
 # How the probe sends the session's request: with these headers in place of the session's, at
@@ -158,6 +162,8 @@ def observe_auth(send: Send, path: str, authority: Authority, found: Discovered)
         forged=send(bearer(authority.token(audience, scopes, forged=True)), path),
         in_query=send({"Authorization": ""}, f"{path}?{query}"),
         no_scope=send(bearer(authority.token(audience)), path) if scopes else None,
+        upstream=authority.upstream if authority.upstream_given else "",
+        passed_through=authority.passed_through(),
     )
 
 

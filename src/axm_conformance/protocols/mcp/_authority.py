@@ -1,6 +1,8 @@
 """The authorization server of a server the kit starts as a protected resource
 (``--axm-auth=local``): the server is pointed at it as ``{issuer}`` in its command or
-environment, and the kit, its only client, holds the tokens it issues.
+environment, and the kit, its only client, holds the tokens it issues. Beside it, an upstream
+API the server may be pointed at as ``{upstream}``, which answers every request and records it:
+a token the kit issued that reaches it was passed through.
 
 The kit mints its tokens itself rather than through a grant: its checks need tokens no honest
 authorization server issues (for another audience, expired, signed with a key it never
@@ -42,21 +44,34 @@ _CLIENT = "axm-conformance"
 
 
 class Authority:
-    """An authorization server on ``port`` of a sandbox's loopback (``issuer``), served from
-    the Unix socket ``socket`` in ``directory``, with tokens minted by :meth:`token`."""
+    """An authorization server on ``port`` of a sandbox's loopback (``issuer``), with tokens
+    minted by :meth:`token`, and an upstream API on ``upstream_port`` (``upstream``), each
+    served from a Unix socket in ``directory`` (``sockets``: port and path)."""
 
-    def __init__(self, directory: str, port: int) -> None:
+    def __init__(self, directory: str, port: int, upstream_port: int) -> None:
         self.issuer = f"http://127.0.0.1:{port}"
-        self.port = port
-        self.socket = os.path.join(directory, "authority")
+        self.upstream = f"http://127.0.0.1:{upstream_port}"
+        self.upstream_given = False  # whether the server was told where the upstream API is
+        self.sockets = (
+            (port, os.path.join(directory, "authority")),
+            (upstream_port, os.path.join(directory, "upstream")),
+        )
         self._key = _signing_key()
         self._stranger = _signing_key()  # never published: what it signs is forged
-        handler = type("_AskedOfThis", (_Asked,), {"authority": self})
-        self._server = _served(self.socket, handler)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name=f"{KIT_THREAD}authority", daemon=True
+        self._minted: set[str] = set()
+        self._heard: list[tuple[str, bytes]] = []
+        self._lock = threading.Lock()
+        handlers = (
+            type("_AskedOfThis", (_Asked,), {"authority": self}),
+            type("_HeardByThis", (_Heard,), {"authority": self}),
         )
-        self._thread.start()
+        self._servers = [
+            _served(path, handler)
+            for (_, path), handler in zip(self.sockets, handlers, strict=True)
+        ]
+        for server in self._servers:
+            name = f"{KIT_THREAD}authority"
+            threading.Thread(target=server.serve_forever, name=name, daemon=True).start()
 
     def token(
         self,
@@ -81,7 +96,24 @@ class Authority:
         }
         key = self._stranger if forged else self._key
         header = {"alg": "ES256", "kid": key.kid, "typ": "at+jwt"}
-        return jwt.encode(header, claims, key)
+        token = jwt.encode(header, claims, key)
+        with self._lock:
+            self._minted.add(token)
+        return token
+
+    def heard(self, request: str, data: bytes) -> None:
+        """Keep a request the upstream API got: its first line and all it carried."""
+        with self._lock:
+            self._heard.append((request, data))
+
+    def passed_through(self) -> tuple[str, ...]:
+        """The requests the upstream API got that carried a token this issuer minted."""
+        with self._lock:
+            return tuple(
+                request
+                for request, data in self._heard
+                if any(token.encode() in data for token in self._minted)
+            )
 
     def metadata(self) -> dict[str, Any]:
         """Its RFC 8414 metadata: where its keys are and where a token is introspected."""
@@ -107,9 +139,9 @@ class Authority:
         return {"active": True, "token_type": "Bearer", **claims}
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
 
 
 def _signing_key() -> ECKey:
@@ -141,25 +173,47 @@ class _Asked(BaseHTTPRequestHandler):
             "/.well-known/oauth-authorization-server",
             "/.well-known/openid-configuration",
         ):
-            self._answer(200, self.authority.metadata())
+            _answer(self, 200, self.authority.metadata())
         elif path == "/jwks":
-            self._answer(200, self.authority.keys())
+            _answer(self, 200, self.authority.keys())
         else:
-            self._answer(404, {"error": "not_found"})
+            _answer(self, 404, {"error": "not_found"})
 
     def do_POST(self) -> None:
         if urllib.parse.urlsplit(self.path).path != "/introspect":
-            self._answer(404, {"error": "not_found"})
+            _answer(self, 404, {"error": "not_found"})
             return
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
-        self._answer(200, self.authority.introspected(form.get("token", [""])[0]))
+        _answer(self, 200, self.authority.introspected(form.get("token", [""])[0]))
 
-    def _answer(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
+
+class _Heard(BaseHTTPRequestHandler):
+    """What an upstream API hears from the server: every request, kept whole and answered
+    200 with an empty object."""
+
+    authority: Authority
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def handle_one_request(self) -> None:
+        self.raw_requestline = self.rfile.readline(65537)
+        if not self.raw_requestline or not self.parse_request():
+            self.close_connection = True
+            return
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        request = self.requestline
+        self.authority.heard(request, f"{request}\r\n{self.headers}".encode() + body)
+        _answer(self, 200, {})
+        self.wfile.flush()
+
+
+def _answer(handler: BaseHTTPRequestHandler, status: int, body: dict[str, Any]) -> None:
+    data = json.dumps(body).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header("Cache-Control", "no-store")
+    handler.end_headers()
+    handler.wfile.write(data)

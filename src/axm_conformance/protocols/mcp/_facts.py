@@ -43,7 +43,9 @@ class ServerFacts:
     the same way: ``called`` names the tools that answered, ``exited_after_calls`` and
     ``leftovers_after_calls`` say how it ended then (None and () when that session was not
     closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
-    the server, a handshake not answered again; "" when it did not).
+    the server, a handshake not answered again; "" when it did not); for a protected resource
+    of the kit's authorization server, ``passed_through_on_calls`` the requests its upstream API
+    got then that carried one of the kit's tokens.
 
     ``ended_on_probe`` says the server ended when first asked ``server/discover`` (it was
     started again for ``initialize``); ``ping`` how it answered ``ping`` ("" with the empty
@@ -81,6 +83,7 @@ class ServerFacts:
     exited_after_calls: bool | None = None
     leftovers_after_calls: tuple[str, ...] = ()
     calls_ended: str = ""
+    passed_through_on_calls: tuple[str, ...] = ()
     refused_writes: tuple[str, ...] = ()
     started_alone: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()

@@ -57,13 +57,13 @@ _META_VERSION = "io.modelcontextprotocol/protocolVersion"
 _PLAIN = frozenset(chr(code) for code in range(0x20, 0x7F))
 
 
-def free_port(besides: int = 0) -> int:
-    """A port of the loopback interface nothing listens on now, other than ``besides``."""
+def free_port(*besides: int) -> int:
+    """A port of the loopback interface nothing listens on now, none of ``besides``."""
     while True:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             probe.bind(("127.0.0.1", 0))
             port = int(probe.getsockname()[1])
-        if port != besides:
+        if port not in besides:
             return port
 
 

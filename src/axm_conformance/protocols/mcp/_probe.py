@@ -151,7 +151,10 @@ def probe(server: McpServer) -> ServerFacts:
     left = {**_left_behind(before, running), **session.survivors}
     # A server that already lingers fresh would only cost another grace to say so again.
     after = _AfterCalls()
-    if exited and tools:
+    # Its tools are called once more where how it then exits is judged, or where an upstream
+    # API it was given listens for a token it passes on.
+    upstream = http is not None and http.auth is not None and bool(http.auth.upstream)
+    if (exited or upstream) and tools:
         assert handshake is not None
         after = _closed_after_calls(server, tools, set(left.values()), handshake)
     return ServerFacts(
@@ -175,6 +178,7 @@ def probe(server: McpServer) -> ServerFacts:
         exited_after_calls=after.exited,
         leftovers_after_calls=after.leftovers,
         calls_ended=after.ended,
+        passed_through_on_calls=after.passed_through,
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
         hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
@@ -190,6 +194,7 @@ class _AfterCalls:
     exited: bool | None = None
     leftovers: tuple[str, ...] = ()
     ended: str = ""
+    passed_through: tuple[str, ...] = ()
 
 
 def _closed_after_calls(
@@ -225,13 +230,14 @@ def _closed_after_calls(
                 break
             called.append(name)
     running = set(_started_since(before))
+    passed = session.authority.passed_through() if session.authority is not None else ()
     exited, _ = session.close(grace=CLOSE_GRACE if ended else _EXIT_GRACE)
     # Whatever it left is ended either way; a server killed on a hung call is not to blame.
     left = {**_left_behind(before, running), **session.survivors}
     if ended:
-        return _AfterCalls(tuple(called), ended=ended)
+        return _AfterCalls(tuple(called), ended=ended, passed_through=passed)
     new = {pid: line for pid, line in left.items() if line not in named}
-    return _AfterCalls(tuple(called), exited, _said(new))
+    return _AfterCalls(tuple(called), exited, _said(new), passed_through=passed)
 
 
 def _valid_input(schema: Any) -> dict[str, Any]:

@@ -246,17 +246,19 @@ class Session:
                 "a server served over HTTP is certified in the sandbox (bubblewrap), which "
                 "cuts it off from the network and still reaches it: this run has none"
             )
-        port = str(free_port())
-        argv = [word.replace("{port}", port) for word in argv]
-        env = {name: value.replace("{port}", port) for name, value in env.items()}
+        port = free_port()
+        given = {"{port}": str(port)}
         self._relay_dir = tempfile.mkdtemp(prefix="axm-http-")
         relay = os.path.join(self._relay_dir, "relay")
         if self.transport.auth:
-            self.authority = Authority(self._relay_dir, free_port(besides=int(port)))
-            argv = [word.replace("{issuer}", self.authority.issuer) for word in argv]
-            issuer = self.authority.issuer
-            env = {name: value.replace("{issuer}", issuer) for name, value in env.items()}
-        return argv, env, self.transport.endpoint(int(port), relay)
+            # Ports of the sandbox's own loopback: any but the server's.
+            issuer = free_port(port)
+            self.authority = Authority(self._relay_dir, issuer, free_port(port, issuer))
+            self.authority.upstream_given = any("{upstream}" in w for w in [*argv, *env.values()])
+            given |= {"{issuer}": self.authority.issuer, "{upstream}": self.authority.upstream}
+        argv = _given(argv, given)
+        env = dict(zip(env, _given(list(env.values()), given), strict=True))
+        return argv, env, self.transport.endpoint(port, relay)
 
     def _sandboxed(
         self, argv: list[str], env: dict[str, str], endpoint: Endpoint | None
@@ -282,8 +284,8 @@ class Session:
             tracing = _trace.command(sandbox.tracer, self._trace_fd)
         if endpoint is not None:
             options += ["--relay", endpoint.relay, str(endpoint.port)]
-        if self.authority is not None:
-            options += ["--serve", str(self.authority.port), self.authority.socket]
+        for port, path in self.authority.sockets if self.authority is not None else ():
+            options += ["--serve", str(port), path]
         argv = [sys.executable, "-I", SANDBOX_INIT, str(told), *options, "--", *tracing, *argv]
         self._tasks = TaskGroup.make()
         writable = [self.cwd, *([self._relay_dir] if self._relay_dir else [])]
@@ -584,6 +586,13 @@ class Session:
 
 # How long an answer may still come after a line meant as a message that no parser reads.
 _UNREADABLE_GRACE = 0.5
+
+
+def _given(words: list[str], given: dict[str, str]) -> list[str]:
+    """``words`` with each placeholder of ``given`` replaced by its value."""
+    for placeholder, value in given.items():
+        words = [word.replace(placeholder, value) for word in words]
+    return words
 
 
 def _answers_a_request(answered: Any, last: int) -> bool:
