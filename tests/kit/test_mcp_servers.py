@@ -328,7 +328,10 @@ def test_kit_fails_exactly_the_listed_checks_of_each_fixture_server(
     only = tuple(entry.get("checks", ()))
     timeout = entry.get("timeout", 1.0)
     auth = "local" if entry.get("auth") else "off"
-    report = check_tool(ref(entry), examples=20, seed=seed, timeout=timeout, checks=only, auth=auth)
+    examples = entry.get("examples", 20)
+    report = check_tool(
+        ref(entry), examples=examples, seed=seed, timeout=timeout, checks=only, auth=auth
+    )
     # What a server writes beside its own script, the sandbox refused.
     assert sorted(SERVERS.iterdir()) == before
     keys = {
