@@ -179,7 +179,11 @@ def test_a_real_server_over_http_fails_and_warns_exactly_the_server_checks_liste
     if not (within / "bin" if "within" in server else root / "node_modules").exists():
         pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
     command = server["command"].format(
-        bin=within / "bin", fixtures=FIXTURES, node_modules=root / "node_modules", port="{port}"
+        bin=within / "bin",
+        fixtures=FIXTURES,
+        node_modules=root / "node_modules",
+        port="{port}",
+        issuer="{issuer}",
     )
     report = check_tool(
         f"mcp-http:{command}",
@@ -189,6 +193,7 @@ def test_a_real_server_over_http_fails_and_warns_exactly_the_server_checks_liste
         checks=tuple(check.id for check in checks_for("server")),
         server_env=tuple(server.get("env", {}).items()),
         http_path=server.get("http_path", "/mcp"),
+        auth="local" if server.get("auth") else "off",
     )
     (whole,) = [tool for tool in report.tools if tool.subject.kind == "server"]
     assert whole.subject.protocol_version == server["speaks"]

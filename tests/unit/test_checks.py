@@ -566,6 +566,21 @@ CASES = [
             )
         ),
     ),
+    case(
+        "auth-resource-metadata",
+        "its challenge names an address that gives none",
+        warning(
+            "its challenge names its protected resource metadata at http://127.0.0.1:8000/mcp/"
+        ),
+        subject=protected(
+            discovered=dataclasses.replace(
+                PROTECTED.discovered,
+                challenge='Bearer resource_metadata="http://127.0.0.1:8000/mcp/.well-known/x"',
+                metadata_url="http://127.0.0.1:8000/.well-known/oauth-protected-resource",
+                said="http://127.0.0.1:8000/mcp/.well-known/x: HTTP 404",
+            )
+        ),
+    ),
     case("auth-audience-validated", "refused 401", subject=protected()),
     case(
         "auth-audience-validated",

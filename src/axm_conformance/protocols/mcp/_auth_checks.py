@@ -129,6 +129,14 @@ def auth_resource_metadata(subject: SubjectInfo, context: CheckContext) -> Found
             "no client gets one"
         )
         return
+    named = found.challenged.get("resource_metadata", "")
+    if named and named != found.metadata_url:
+        yield warning(
+            f"its challenge names its protected resource metadata at {named}, which gives none "
+            f"({found.said}); it is served at {found.metadata_url}, where a client finds it "
+            "only if it goes on to the well-known addresses (RFC 9728 section 5.1: the "
+            "resource_metadata of a challenge is the URL of the metadata)"
+        )
     resource = found.metadata.get("resource")
     if not (isinstance(resource, str) and _covers(resource, found.canonical)):
         yield (
@@ -138,12 +146,12 @@ def auth_resource_metadata(subject: SubjectInfo, context: CheckContext) -> Found
             "clients refuse it"
         )
     servers = found.metadata.get("authorization_servers")
-    named = (
+    issuers = (
         {item.rstrip("/") for item in servers if isinstance(item, str)}
         if isinstance(servers, list)
         else set()
     )
-    if auth.issuer not in named:
+    if auth.issuer not in issuers:
         yield (
             f"its metadata ({found.metadata_url}) names the authorization servers "
             f"{servers!r}, not {auth.issuer}, which it was started with: a client asks "

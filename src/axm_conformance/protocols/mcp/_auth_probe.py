@@ -36,8 +36,8 @@ class Discovered:
     """What a client with no token learns: how a request of its was answered (``status``, 0
     with ``said`` for none, and its ``challenge``, the WWW-Authenticate header), where the
     protected resource metadata is (``metadata_url``, "" for nowhere) and the ``metadata``
-    found there (None when none was; ``said`` then says why); ``canonical``, the server's
-    canonical URI as the kit reached it."""
+    found there (None when none was); ``said``, why each address asked before it (or all of
+    them) gave none; ``canonical``, the server's canonical URI as the kit reached it."""
 
     canonical: str
     status: int
@@ -113,8 +113,8 @@ Send = Callable[[dict[str, str], str], Answered]
 def discover(endpoint: Endpoint, timeout: float) -> Discovered:
     """What a client with no token learns of the server at ``endpoint``: its challenge to a
     request (an ``initialize``, which a server of every version reads as a first request),
-    then the metadata the challenge names, else the one at the well-known addresses (RFC 9728
-    section 3.1: the endpoint's path after it, then none)."""
+    then the metadata the challenge names, else (or where that gives none) the one at the
+    well-known addresses (RFC 9728 section 3.1: the endpoint's path after it, then none)."""
     canonical = f"http://127.0.0.1:{endpoint.port}{endpoint.path}"
     body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}).encode()
     headers = {
@@ -125,8 +125,9 @@ def discover(endpoint: Endpoint, timeout: float) -> Discovered:
     status, said, challenge, _ = _fetched(endpoint, "POST", endpoint.path, body, headers, timeout)
     found = Discovered(canonical, status, challenge, said=said)
     named = found.challenged.get("resource_metadata", "")
-    places = [named] if named else [f"{_WELL_KNOWN}{endpoint.path}", _WELL_KNOWN]
-    reasons = []
+    # The challenge's address first, then the well-known ones, as the SDKs' clients look.
+    places = [*([named] if named else []), f"{_WELL_KNOWN}{endpoint.path}", _WELL_KNOWN]
+    reasons: list[str] = []
     for place in places:
         where = urllib.parse.urlsplit(place)
         if where.netloc and where.netloc != f"127.0.0.1:{endpoint.port}":
@@ -137,7 +138,7 @@ def discover(endpoint: Endpoint, timeout: float) -> Discovered:
         document = _json(data)
         url = place if where.netloc else f"http://127.0.0.1:{endpoint.port}{place}"
         if 200 <= got < 300 and isinstance(document, dict):
-            return Discovered(canonical, status, challenge, url, document)
+            return Discovered(canonical, status, challenge, url, document, "; ".join(reasons))
         reasons.append(f"{url}: {f'HTTP {got}' if got else said}")
     return Discovered(canonical, status, challenge, said="; ".join(reasons))
 

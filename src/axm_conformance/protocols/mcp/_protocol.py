@@ -122,6 +122,10 @@ class McpProtocol(ToolProtocol):
         except CannotStart as exc:
             raise LoadError(f"{ref!r}: {exc}") from None
         except NotAuthorized as exc:
+            if transport.auth:
+                # Refused a token issued as a client asks for it: a server no client can use.
+                server.unreachable = str(exc)
+                return [(ref, server, cls.name)]
             raise LoadError(
                 f"{ref!r}: {exc}: give the server the credentials it asks for "
                 "(--axm-server-header=NAME=VALUE, or a bearer token in the environment "

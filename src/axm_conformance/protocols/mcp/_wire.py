@@ -318,6 +318,26 @@ class Session:
             headers = (*endpoint.headers, ("Authorization", f"Bearer {token}"))
             self._http.endpoint = dataclasses.replace(endpoint, headers=headers)
 
+    def _token_said(self) -> str:
+        """What the token a refused request carried was, when the kit's authorization server
+        issued it ("" otherwise)."""
+        if self.discovered is None:
+            return ""
+        scopes = " ".join(self.discovered.scopes) or "none"
+        named = (
+            ""
+            if self.discovered.scopes
+            else (
+                ", as it names none in its challenge or its protected resource metadata "
+                "(scopes_supported), where a client finds which to ask for (authorization, Scope "
+                "Selection Strategy)"
+            )
+        )
+        return (
+            f"; the token was its authorization server's (--axm-auth=local), for "
+            f"{self.discovered.audience}, with the scopes {scopes}{named}"
+        )
+
     def spoken_over(self) -> Spoken | None:
         """How the session speaks HTTP; None over stdio or before it connected."""
         return None if self._http is None else self._http.spoken()
@@ -450,7 +470,7 @@ class Session:
                 if line.ended:
                     raise ServerGone(line.text)
                 if line.status in (401, 403):
-                    raise NotAuthorized(line.text)
+                    raise NotAuthorized(line.text + self._token_said())
                 raise WireError(line.text)
             if line is None:
                 self._lines.put(None)  # stays at the end for the next reader
