@@ -488,7 +488,7 @@ CASES = [
     case(
         "http-version-header",
         "a version that is none served",
-        warning("served a request whose MCP-Protocol-Version is 1999-01-01"),
+        warning("served a request whose MCP-Protocol-Version is '1999-01-01'"),
         subject=over_http(bad_version=Answered(200)),
     ),
     case(

@@ -27,7 +27,6 @@ from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._http import Answered
 from axm_conformance.protocols.mcp._http_probe import (
     FOREIGN_ORIGIN,
-    NO_VERSION,
     OVERSIZED,
     UNKNOWN_METHOD,
     HttpFacts,
@@ -180,8 +179,8 @@ def http_version_header(subject: SubjectInfo, context: CheckContext) -> Found:
     assert bad is not None
     if 200 <= bad.status < 300:
         yield warning(
-            f"served a request whose MCP-Protocol-Version is {NO_VERSION}, which no version "
-            f"is ({bad.shown}): a server MUST respond 400 Bad Request to an invalid or "
+            f"served a request whose MCP-Protocol-Version is {facts.bad_version_value!r}, which "
+            f"no version is ({bad.shown}): a server MUST respond 400 Bad Request to an invalid or "
             "unsupported one (transports, Protocol Version Header); a correct client never "
             "sends one, so none is harmed"
         )

@@ -14,7 +14,7 @@ import dataclasses
 import http.client
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +60,16 @@ _NO_BATCH_SINCE = "2025-06-18"
 # The version that first required the MCP-Protocol-Version header (2025-06-18 transports).
 _HEADER_SINCE = "2025-06-18"
 _READ = 64 * 1024
+# How many header values Hypothesis tries before shrinking one the server serves.
+_HEADER_EXAMPLES = 25
 
 
 @dataclass(frozen=True)
 class HttpFacts:
     """``version`` spoken; ``foreign_origin``, how a request from a foreign Origin was
     answered; ``bad_version``, how a request with an MCP-Protocol-Version header that is no
-    version was answered (None where the version has no such header), and in the 2026-07-28
+    version was answered (None where the version has no such header), the header being
+    ``bad_version_value`` (see :func:`_unsupported_version`), and in the 2026-07-28
     era ``mismatched_method``, one whose ``Mcp-Method`` header names another method than its
     body, and ``unknown_method``, a request of a method no server has;
     ``session_ids``, the ids of the probe's session and of SESSIONS more, in order (none for a
@@ -83,6 +86,7 @@ class HttpFacts:
     version: str
     foreign_origin: Answered
     bad_version: Answered | None = None
+    bad_version_value: str = NO_VERSION
     mismatched_method: Answered | None = None
     unknown_method: Answered | None = None
     session_ids: tuple[str, ...] = ()
@@ -170,11 +174,11 @@ def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
             mismatched_method=listing(**{"Mcp-Method": "tools/call"}),
             unknown_method=asking.post(_request(next(ids), UNKNOWN_METHOD, version), {}),
         )
-    bad = None
+    bad, value = None, NO_VERSION
     if VERSIONS.index(version) >= VERSIONS.index(_HEADER_SINCE):
-        bad = listing(**{"MCP-Protocol-Version": NO_VERSION})
+        bad, value = _unsupported_version(listing)
     if not session:
-        return HttpFacts(version, foreign, bad_version=bad)
+        return HttpFacts(version, foreign, bad_version=bad, bad_version_value=value)
     opened = [asking.initialized(next(ids)) for _ in range(SESSIONS)]
     made = [item for item in opened if item]
     deletes = tuple(dataclasses.replace(asking, session=item).delete() for item in made)
@@ -188,11 +192,54 @@ def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
         version,
         foreign,
         bad_version=bad,
+        bad_version_value=value,
         session_ids=(session, *opened),
         deletes=deletes,
         after_delete=after,
         survivor=survivor,
     )
+
+
+def _unsupported_version(listing: Callable[..., Answered]) -> tuple[Answered, str]:
+    """How the server answered a listing whose MCP-Protocol-Version header is no version, and
+    that header: NO_VERSION where it refused that; else the shortest value Hypothesis finds
+    that it serves, among visible ASCII and versions cut short or run on (what a parser that
+    reads only a prefix, or a year, lets through), shrunk; NO_VERSION's refusal where it
+    serves none of them. Derandomized, so that a run asks what the last asked."""
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample
+
+    answers = {NO_VERSION: listing(**{"MCP-Protocol-Version": NO_VERSION})}
+    if answers[NO_VERSION].served:
+        return answers[NO_VERSION], NO_VERSION
+
+    def served(value: str) -> bool:
+        answers[value] = listing(**{"MCP-Protocol-Version": value})
+        return answers[value].served
+
+    visible = st.characters(min_codepoint=0x21, max_codepoint=0x7E)
+    near = st.builds(
+        lambda known, cut, tail: known[:cut] + tail,
+        st.sampled_from(VERSIONS),
+        st.integers(0, 10),
+        st.text(visible, max_size=4),
+    )
+    values = st.one_of(near, st.text(visible, min_size=1, max_size=12)).filter(
+        lambda value: bool(value) and value not in VERSIONS
+    )
+    searched = settings(
+        max_examples=_HEADER_EXAMPLES,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        found = find(values, served, settings=searched)
+    except NoSuchExample:
+        return answers[NO_VERSION], NO_VERSION
+    return answers[found], found
 
 
 @dataclass(frozen=True)
