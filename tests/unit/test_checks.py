@@ -532,8 +532,8 @@ CASES = [
     case("auth-token-required", "401 with a Bearer challenge", subject=protected()),
     case(
         "auth-token-required",
-        "served with no token",
-        failure("served tools/list with no token (HTTP 200"),
+        "served in a session with no token",
+        failure("refused initialize without a token (HTTP 401), then served tools/list in the"),
         subject=protected(no_token=Answered(200, "{}")),
     ),
     case(
@@ -2343,3 +2343,16 @@ def test_a_check_that_does_not_apply_says_why(
     skipped = CHECKS[check_id].skip_reason(subject(**facts))
     assert skipped is not None and skipped.severity is Severity.NOTE
     assert reason in skipped.text
+
+
+def test_a_server_that_asks_no_token_of_any_request_is_no_protected_resource() -> None:
+    """Started with --axm-auth=local, a server that served initialize and tools/list without a
+    token implements no authorization: no auth-* check judges it, and each says why."""
+    open_server = protected(
+        discovered=dataclasses.replace(PROTECTED.discovered, status=200),
+        no_token=Answered(200, "{}"),
+    )
+    for check_id in ("auth-token-required", "auth-audience-validated", "auth-scope-enforced"):
+        reason = CHECKS[check_id].skip_reason(open_server)
+        assert reason is not None and reason.severity == Severity.NOTE, reason
+        assert "it implements no authorization" in reason.text

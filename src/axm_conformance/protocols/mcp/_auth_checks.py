@@ -37,6 +37,7 @@ __all__: list[str] = []
 Applies = Callable[[SubjectInfo], "str | Finding | None"]
 
 _TOKEN_HANDLING = "(authorization, Token Handling)"
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # The version that made a server a protected resource with metadata of its own (RFC 9728), and
 # its tokens bound to it (RFC 8707).
 _RESOURCES_SINCE = "2025-06-18"
@@ -63,6 +64,13 @@ def _protected(subject: SubjectInfo) -> str | Finding | None:
         )
     if facts.http.version == VERSIONS[0]:
         return f"{VERSIONS[0]} has no authorization (since 2025-03-26)"
+    auth = facts.http.auth
+    if not {auth.discovered.status, auth.no_token.status} & {401, 403}:
+        return (
+            f"it asks no token of any request (initialize without one: HTTP "
+            f"{auth.discovered.status}, tools/list: {auth.no_token.shown}): it implements no "
+            "authorization, which --axm-auth=local holds a server to"
+        )
     return None
 
 
@@ -97,10 +105,12 @@ def auth_token_required(subject: SubjectInfo, context: CheckContext) -> Found:
     answer = auth.no_token
     if answer.served:
         yield (
-            f"served tools/list with no token ({answer.shown}), though it was started as a "
-            f"protected resource of {auth.issuer} (--axm-auth=local): whoever reaches it calls "
-            "its tools; authorization MUST be included in every HTTP request from client to "
-            f"server, and a request without a valid token is answered 401 {_TOKEN_HANDLING}"
+            f"refused initialize without a token (HTTP {auth.discovered.status}), then served "
+            f"tools/list in the session with no token ({answer.shown}): whoever holds the "
+            "session id calls its tools; MCP servers that implement authorization MUST verify "
+            "all inbound requests, and MUST NOT treat possession of a session or state handle "
+            "as authentication (security best practices, Session Hijacking, State Handle "
+            "Hijacking)"
         )
     elif answer.status != 401:
         yield warning(
@@ -161,10 +171,13 @@ def auth_resource_metadata(subject: SubjectInfo, context: CheckContext) -> Found
 
 def _covers(resource: str, canonical: str) -> bool:
     """Whether a token for ``resource`` is one for ``canonical``: the same URI (scheme and
-    host in any case, a trailing slash aside), or one its path is under, as the SDKs'
-    clients accept it."""
+    host in any case, a trailing slash aside, any name of loopback for the one the kit
+    reached: a server it started cannot know which its client uses), or one its path is under,
+    as the SDKs' clients accept it."""
     named, reached = urllib.parse.urlsplit(resource), urllib.parse.urlsplit(canonical)
-    if (named.scheme.lower(), named.netloc.lower()) != (reached.scheme, reached.netloc):
+    host = (named.hostname or "").lower()
+    place = ("127.0.0.1" if host in _LOOPBACK else host, named.port)
+    if (named.scheme.lower(), place) != (reached.scheme, (reached.hostname, reached.port)):
         return False
     prefix = named.path.rstrip("/")
     return reached.path.rstrip("/") == prefix or reached.path.startswith(f"{prefix}/")
