@@ -1,7 +1,8 @@
 """Install the real MCP servers of ``servers.toml`` under DEST, for ``tox -e mcp``.
 
 Usage: ``python tests/real_mcp/install.py DEST``. Each pip server gets a virtual environment
-``DEST/NAME``; the npm servers share ``DEST/node_modules``, installed with ``npm`` where Node
+``DEST/NAME``; the npm servers (and those certified over HTTP alone) share
+``DEST/node_modules``, installed with ``npm`` where Node
 exists (without it, says so, and their tests are skipped), except those pinned to an older SDK
 (``npm_with``), each installed with its pins in ``DEST/NAME/node_modules`` of its own. A server
 marked ``in_temporary`` is installed a second time the same way under ``TEMPORARY`` (in
@@ -30,7 +31,9 @@ TEMPORARY = Path("/tmp/axm-conformance-real-mcp")
 def main(dest: Path) -> int:
     dest.mkdir(parents=True, exist_ok=True)
     node = bool(shutil.which("npm") and shutil.which("node"))
-    shared = [server for server in SERVERS if "npm" in server and "npm_with" not in server]
+    shared = [
+        server for server in [*SERVERS, *OVER_HTTP] if "npm" in server and "npm_with" not in server
+    ]
     for server in SERVERS:
         for root in (dest, TEMPORARY) if server.get("in_temporary") else (dest,):
             if "pip" in server:
@@ -43,7 +46,7 @@ def main(dest: Path) -> int:
             if sdk["script"].endswith(".mjs"):
                 shutil.copyfile(FIXTURES / sdk["script"], dest / sdk["within"] / sdk["script"])
     else:
-        named = ", ".join(own_package(server) for server in SERVERS if "npm" in server)
+        named = ", ".join(own_package(server) for server in shared)
         print(f"install.py: no Node (node and npm) on PATH: {named} are not installed")
     make_repository(dest / "git-repository")
     return 0

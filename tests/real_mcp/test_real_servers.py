@@ -176,7 +176,8 @@ def test_a_real_server_over_http_fails_and_warns_exactly_the_server_checks_liste
         pytest.skip(f"a server over HTTP is certified in a sandbox: {_sandbox.support()}")
     root = Path(INSTALLED)
     within = root / server.get("within", "")
-    if not (within / "bin" if "within" in server else root / "node_modules").exists():
+    installed = root / "node_modules" / server.get("npm", "")
+    if not (within / "bin" if "within" in server else installed).exists():
         pytest.skip(f"{server['name']} is not installed (for npm servers: no Node)")
     command = server["command"].format(
         bin=within / "bin",
