@@ -14,7 +14,7 @@ wrong about its token.
 from __future__ import annotations
 
 import contextlib
-import http.client
+import dataclasses
 import json
 import urllib.parse
 import urllib.request
@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance.protocols.mcp._authority import OTHER_AUDIENCE, Authority
-from axm_conformance.protocols.mcp._http import Answered, Endpoint
+from axm_conformance.protocols.mcp._http import Answered, Endpoint, exchange
 
 __all__ = ["AuthFacts", "Discovered", "discover", "observe_auth"]
 
 _WELL_KNOWN = "/.well-known/oauth-protected-resource"
-_READ = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -122,8 +121,8 @@ def discover(endpoint: Endpoint, timeout: float) -> Discovered:
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
     }
-    status, said, challenge, _ = _fetched(endpoint, "POST", endpoint.path, body, headers, timeout)
-    found = Discovered(canonical, status, challenge, said=said)
+    asked, _, _ = exchange(endpoint, "POST", endpoint.path, body, headers, timeout)
+    found = Discovered(canonical, asked.status, asked.challenge)
     named = found.challenged.get("resource_metadata", "")
     # The challenge's address first, then the well-known ones, as the SDKs' clients look.
     places = [*([named] if named else []), f"{_WELL_KNOWN}{endpoint.path}", _WELL_KNOWN]
@@ -134,13 +133,14 @@ def discover(endpoint: Endpoint, timeout: float) -> Discovered:
             reasons.append(f"{place} is on another server than the one it protects")
             continue
         path = urllib.parse.urlunsplit(("", "", where.path, where.query, ""))
-        got, said, _, data = _fetched(endpoint, "GET", path, None, {}, timeout)
+        got, _, data = exchange(endpoint, "GET", path, None, {}, timeout)
         document = _json(data)
         url = place if where.netloc else f"http://127.0.0.1:{endpoint.port}{place}"
-        if 200 <= got < 300 and isinstance(document, dict):
-            return Discovered(canonical, status, challenge, url, document, "; ".join(reasons))
-        reasons.append(f"{url}: {f'HTTP {got}' if got else said}")
-    return Discovered(canonical, status, challenge, said="; ".join(reasons))
+        if got.served and isinstance(document, dict):
+            said = "; ".join(reasons)
+            return dataclasses.replace(found, metadata_url=url, metadata=document, said=said)
+        reasons.append(f"{url}: {got.shown if not got.status else f'HTTP {got.status}'}")
+    return dataclasses.replace(found, said="; ".join(reasons))
 
 
 def observe_auth(send: Send, path: str, authority: Authority, found: Discovered) -> AuthFacts:
@@ -166,30 +166,6 @@ def observe_auth(send: Send, path: str, authority: Authority, found: Discovered)
         upstream=authority.upstream if authority.upstream_given else "",
         passed_through=authority.passed_through(),
     )
-
-
-def _fetched(
-    endpoint: Endpoint,
-    verb: str,
-    path: str,
-    body: bytes | None,
-    headers: dict[str, str],
-    timeout: float,
-) -> tuple[int, str, str, bytes]:
-    """The status of ``verb`` of ``path`` (0 for none), why none came, the WWW-Authenticate
-    header, and the body's first bytes."""
-    connection = endpoint.connection(timeout)
-    try:
-        connection.request(verb, path, body, headers)
-        response = connection.getresponse()
-        data = b""
-        with contextlib.suppress(OSError, http.client.HTTPException):
-            data = response.read(_READ)
-        return response.status, "", response.getheader("www-authenticate") or "", data
-    except (OSError, http.client.HTTPException) as exc:
-        return 0, f"no answer: {exc}", "", b""
-    finally:
-        connection.close()
 
 
 def _json(data: bytes) -> Any:

@@ -45,6 +45,7 @@ __all__ = [
     "Spoken",
     "Transport",
     "events",
+    "exchange",
     "free_port",
     "request_headers",
 ]
@@ -53,6 +54,9 @@ __all__ = [
 _POLL = 0.1
 # What an answer says in a session of the 2026-07-28 era (see _headers).
 _META_VERSION = "io.modelcontextprotocol/protocolVersion"
+# How much of an answer's body is read, and how much a report shows.
+_READ = 64 * 1024
+_SHOWN = 200
 # A header value is plain when it is visible ASCII and spaces, not at either end.
 _PLAIN = frozenset(chr(code) for code in range(0x20, 0x7F))
 
@@ -455,6 +459,46 @@ class Answered:
         """The answer as a report shows it: ``HTTP 401: 'its body'``, or why none came."""
         said = f": {self.said!r}" if self.said else ""
         return f"HTTP {self.status}{said}" if self.status else self.said
+
+
+def exchange(
+    endpoint: Endpoint,
+    verb: str,
+    path: str,
+    body: bytes | None,
+    headers: dict[str, str],
+    timeout: float,
+) -> tuple[Answered, str, bytes]:
+    """One request of its own connection, read whole within ``timeout``: how the server
+    answered, the session id it gave ("" for none), and the first bytes of its body (of an
+    event stream, its first message: the server may keep it open after)."""
+    connection = endpoint.connection(timeout)
+    try:
+        connection.request(verb, path, body, headers)
+        response = connection.getresponse()
+    except (OSError, http.client.HTTPException) as exc:
+        connection.close()
+        return Answered(0, f"no answer: {exc}"), "", b""
+    kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+    data = b""
+    with contextlib.suppress(OSError, http.client.HTTPException):
+        if kind == "text/event-stream":
+            data = next(events(iter(response.readline, b"")), b"")
+        else:
+            data = response.read(_READ)
+    connection.close()
+    shown = data.decode("utf-8", "replace").strip()[:_SHOWN]
+    challenge = response.getheader("www-authenticate") or ""
+    answered = Answered(response.status, shown, _error_code(data), challenge)
+    return answered, response.getheader("mcp-session-id") or "", data
+
+
+def _error_code(data: bytes) -> int | None:
+    """The JSON-RPC error code of a message, where it is an error response."""
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        code = json.loads(data).get("error", {}).get("code")
+        return code if isinstance(code, int) else None
+    return None
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,7 @@ is asked about.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import http.client
 import itertools
 import json
 from collections.abc import Callable, Iterator
@@ -24,7 +22,7 @@ from axm_conformance.protocols.mcp._http import (
     Answered,
     Endpoint,
     Spoken,
-    events,
+    exchange,
     request_headers,
 )
 from axm_conformance.protocols.mcp._versions import (
@@ -59,7 +57,6 @@ OVERSIZED = 8 * 1024 * 1024
 _NO_BATCH_SINCE = "2025-06-18"
 # The version that first required the MCP-Protocol-Version header (2025-06-18 transports).
 _HEADER_SINCE = "2025-06-18"
-_READ = 64 * 1024
 # How many header values Hypothesis tries before shrinking one the server serves.
 _HEADER_EXAMPLES = 25
 
@@ -282,41 +279,12 @@ class _Asking:
         self, verb: str, body: bytes | None, headers: dict[str, str], path: str = ""
     ) -> tuple[Answered, str]:
         """How the server answered, at ``path`` (the endpoint's when ""), and the session id it
-        gave ("" for none). An event stream is read to its first message: the server may keep
-        it open after."""
-        connection = self.endpoint.connection(self.timeout)
-        try:
-            connection.request(verb, path or self.endpoint.path, body, headers)
-            response = connection.getresponse()
-        except (OSError, http.client.HTTPException) as exc:
-            connection.close()
-            return Answered(0, f"no answer: {exc}"), ""
-        session = response.getheader("mcp-session-id") or ""
-        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
-        data = b""
-        with contextlib.suppress(OSError, http.client.HTTPException):
-            if kind == "text/event-stream":
-                data = next(events(iter(response.readline, b"")), b"")
-            else:
-                data = response.read(_READ)
-        connection.close()
-        challenge = response.getheader("www-authenticate") or ""
-        return Answered(response.status, _shown(data), _code(data), challenge), session
+        gave ("" for none) (see :func:`exchange`)."""
+        path = path or self.endpoint.path
+        answered, session, _ = exchange(self.endpoint, verb, path, body, headers, self.timeout)
+        return answered, session
 
 
 def _request(request_id: int, method: str, version: str) -> dict[str, Any]:
     params = {"_meta": current_meta()} if version == CURRENT else {}
     return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-
-
-def _code(data: bytes) -> int | None:
-    """The JSON-RPC error code of a message, where it is an error response."""
-    with contextlib.suppress(ValueError, AttributeError, TypeError):
-        code = json.loads(data).get("error", {}).get("code")
-        return code if isinstance(code, int) else None
-    return None
-
-
-def _shown(data: bytes) -> str:
-    text = data.decode("utf-8", "replace").strip()
-    return text[:200]
