@@ -35,7 +35,8 @@ from axm_conformance.protocols import capabilities
 from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
 from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered
 from axm_conformance.protocols.mcp._http import Answered
-from axm_conformance.protocols.mcp._http_probe import HttpFacts
+from axm_conformance.protocols.mcp._http_probe import HttpFacts, StreamFacts
+from axm_conformance.protocols.mcp._sse import Event
 from tests.unit.factories import (
     AXIO_POLICY,
     STR_RESULT,
@@ -258,6 +259,20 @@ KEPT = HttpFacts(
     batch=Answered(400),
     oversized=Answered(413),
     served_after=Answered(200),
+    streams=StreamFacts(
+        opened=Answered(200),
+        posted=(
+            Event(b"message", b"", "a-0"),
+            Event(b"message", b"", None, 20),
+            Event(b"message", b'{"jsonrpc": "2.0", "id": 1, "result": {}}', "a-3", connection=1),
+        ),
+        answered=True,
+        whole=True,
+        listening=Answered(200),
+        replayed=(1,),
+        request=1,
+        other=2,
+    ),
 )
 
 
@@ -292,6 +307,12 @@ def over_http(**facts: object) -> SubjectInfo:
     """An MCP server spoken to over HTTP that answered the transport's requests as ``KEPT``
     but for ``facts``."""
     return server(over_http=True, http=dataclasses.replace(KEPT, **facts))
+
+
+def streamed(**facts: object) -> SubjectInfo:
+    """A server over HTTP whose event streams went as ``KEPT``'s but for ``facts``."""
+    assert KEPT.streams is not None
+    return over_http(streams=dataclasses.replace(KEPT.streams, **facts))
 
 
 def schema(**changes: object) -> dict[str, object]:
@@ -528,6 +549,33 @@ CASES = [
         "a batch served",
         warning("answered a JSON-RPC batch with HTTP 200"),
         subject=over_http(batch=Answered(200)),
+    ),
+    case("http-stream-resumable", "primed, retry, resumed to its answer", subject=over_http()),
+    case(
+        "http-stream-resumable",
+        "ended with no answer and no id",
+        failure("ended the event stream of tools/list before its answer: the answer is lost"),
+        subject=streamed(posted=(Event(b"message", b"", None, 20),), answered=False),
+    ),
+    case(
+        "http-stream-resumable",
+        "ids but no priming, closed early with no retry",
+        warning("gave event ids, but did not start the stream of tools/list with an event of"),
+        warning("closed the connection of tools/list's stream before its answer with no retry"),
+        subject=streamed(
+            posted=(
+                Event(b"message", b'{"jsonrpc": "2.0", "method": "x"}', "a-0"),
+                Event(b"message", b'{"jsonrpc": "2.0", "id": 1, "result": {}}', connection=1),
+            )
+        ),
+    ),
+    case("http-stream-own-messages", "each on its own stream", subject=over_http()),
+    case(
+        "http-stream-own-messages",
+        "an answer on the GET stream, another stream replayed",
+        warning("sent the answer to tools/list (id 1) on its own GET stream too"),
+        warning("replayed the answer to another (id 2), sent on a stream of its own"),
+        subject=streamed(echoed=(1,), replayed=(1, 2)),
     ),
     case("auth-token-required", "401 with a Bearer challenge", subject=protected()),
     case(

@@ -32,6 +32,7 @@ from axm_conformance.protocols.mcp._http import (
 )
 from axm_conformance.protocols.mcp._http_checks import _LEAST_DIFFERENT, _different
 from axm_conformance.protocols.mcp._server import command_of, transport_of
+from axm_conformance.protocols.mcp._sse import Event, answer_stream, read_events
 from axm_conformance.protocols.mcp._wire import CannotStart, Session
 
 
@@ -49,6 +50,51 @@ def test_an_event_streams_data_lines_make_one_message_and_other_fields_none() ->
         b"data: last",
     ]
     assert list(events(iter(stream))) == [b'{"a":\n1}', b"last"]
+
+
+def test_an_event_keeps_its_id_and_retry_and_a_priming_event_is_one() -> None:
+    stream = [b"id: s-0\n", b"data:\n", b"\n", b"retry: 20\n", b"\n", b"id: s-1\n", b"data: x\n"]
+    assert list(read_events(iter(stream))) == [
+        Event(b"message", b"", "s-0"),
+        Event(b"message", b"", None, 20),
+        Event(b"message", b"x", "s-1"),
+    ]
+
+
+def _answer(request_id: int) -> bytes:
+    return f"data: {json.dumps({'jsonrpc': '2.0', 'id': request_id, 'result': {}})}\n".encode()
+
+
+def test_a_stream_closed_before_its_answer_is_resumed_after_its_last_id_until_it_comes() -> None:
+    asked: list[str] = []
+    resumptions = iter([[b"retry: 0\n", b"\n"], [b"id: s-2\n", _answer(7)]])
+
+    def resume(last_id: str) -> Iterator[bytes]:
+        asked.append(last_id)
+        return iter(next(resumptions))
+
+    closed_early = [b"id: s-0\n", b"data:\n", b"\n", b"retry: 0\n", b"\n"]
+    read = list(answer_stream(iter(closed_early), 7, resume))
+    assert asked == ["s-0", "s-0"]  # the first resumption brought a retry, no new id
+    assert [event.connection for event in read] == [0, 0, 1, 2]
+    assert json.loads(read[-1].data)["id"] == 7
+
+
+def test_a_stream_that_ends_with_no_id_or_brings_nothing_when_resumed_is_not_resumed_again() -> (
+    None
+):
+    def never(last_id: str) -> Iterator[bytes]:
+        raise AssertionError("a stream with no id cannot be resumed")
+
+    assert list(answer_stream(iter([b"data: {}\n"]), 1, never)) == [Event(b"message", b"{}")]
+    asked: list[str] = []
+
+    def empty(last_id: str) -> Iterator[bytes]:
+        asked.append(last_id)
+        return iter([])
+
+    list(answer_stream(iter([b"id: a\n", b"data:\n"]), 1, empty))
+    assert asked == ["a"]
 
 
 @pytest.mark.parametrize(

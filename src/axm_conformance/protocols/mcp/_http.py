@@ -23,7 +23,6 @@ import base64
 import contextlib
 import dataclasses
 import http.client
-import itertools
 import json
 import socket
 import sys
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from axm_conformance._process.system._platform import KIT_THREAD
+from axm_conformance.protocols.mcp._sse import answer_stream, read_events
 
 __all__ = [
     "STDIO",
@@ -169,26 +169,11 @@ def _header_value(value: str) -> str:
 
 
 def stream_events(lines: Iterator[bytes]) -> Iterator[tuple[bytes, bytes]]:
-    """The type (``message`` unless the event names one) and the data of each event of an
-    event stream whose lines are given, in order; an event with no data (a priming event, a
-    ``retry``) gives none."""
-    data: list[bytes] = []
-    kind = b""
-    # A stream ends its last event as a blank line would.
-    for raw in itertools.chain(lines, [b""]):
-        line = raw.rstrip(b"\r\n")
-        if not line:
-            # An event whose data is empty is not dispatched.
-            if b"".join(data):
-                yield kind or b"message", b"\n".join(data)
-            data, kind = [], b""
-            continue
-        name, _, value = line.partition(b":")
-        value = value[1:] if value.startswith(b" ") else value
-        if name == b"data":
-            data.append(value)
-        elif name == b"event":
-            kind = value
+    """The type and the data of each event of an event stream whose lines are given, in
+    order; an event with no data (a priming event, a ``retry``) gives none."""
+    for event in read_events(lines):
+        if event.data:
+            yield event.kind, event.data
 
 
 def events(lines: Iterator[bytes]) -> Iterator[bytes]:
@@ -390,14 +375,41 @@ class HttpWire:
                 self.problems.append(f"answered {what} with 202 Accepted and a body{_said(left)}")
             return
         if 200 <= response.status < 300 and kind == "text/event-stream":
-            for data in events(iter(response.readline, b"")):
-                self.deliver(data)
+            lines = iter(response.readline, b"")
+            for event in answer_stream(lines, message["id"], self._resumed):
+                if event.data:
+                    self.deliver(event.data)
             return
         body = response.read()
         if 200 <= response.status < 300 and kind == "application/json":
             self.deliver(body)
             return
         self._failed(response, message, body)
+
+    def _resumed(self, last_id: str) -> Iterator[bytes] | None:
+        """The lines of the GET that resumes a request's stream after ``last_id`` (None where
+        the server opens none, or the session is closing)."""
+        if self._closing:
+            return None
+        connection = self.endpoint.connection(timeout=None)
+        with self._lock:
+            self._open.append(connection)
+        headers = {
+            name: value
+            for name, value in self._headers({}).items()
+            if name not in ("Content-Type", "Accept")
+        }
+        headers.update({"Accept": "text/event-stream", "Last-Event-ID": last_id})
+        try:
+            connection.request("GET", self.endpoint.path, headers=headers)
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException):
+            return None
+        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        if response.status != 200 or kind != "text/event-stream":
+            response.close()
+            return None
+        return iter(response.readline, b"")
 
     def _failed(
         self, response: http.client.HTTPResponse, message: dict[str, Any], body: bytes

@@ -30,7 +30,9 @@ from axm_conformance.protocols.mcp._http_probe import (
     OVERSIZED,
     UNKNOWN_METHOD,
     HttpFacts,
+    StreamFacts,
 )
+from axm_conformance.protocols.mcp._sse import answers
 from axm_conformance.protocols.mcp._versions import CURRENT
 
 __all__: list[str] = []
@@ -265,6 +267,91 @@ def http_session_ended(subject: SubjectInfo, context: CheckContext) -> Found:
             "MUST respond to requests containing that session ID with 404 (transports, "
             "Session Management); the session is not ended, which only a client that keeps "
             "using it would meet"
+        )
+
+
+# The version whose event streams are primed, and closed early with a retry (2025-11-25).
+_PRIMED_SINCE = "2025-11-25"
+
+
+def _streamed(subject: SubjectInfo) -> str | Finding | None:
+    reason = _streamable(subject)
+    if reason is not None:
+        return reason
+    streams = _http(subject).streams
+    if streams is None:
+        return f"{CURRENT} streams are not resumable, and it has no GET stream"
+    if not streams.opened.served:
+        return not_run(f"not run: the server did not serve tools/list ({streams.opened.shown})")
+    if streams.posted is None:
+        return "answered tools/list with one JSON object: no event stream to judge"
+    return None
+
+
+def _streams(subject: SubjectInfo) -> StreamFacts:
+    streams = _http(subject).streams
+    assert streams is not None
+    return streams
+
+
+@check("http-stream-resumable", "server", applies=_streamed, subject="server")
+def http_stream_resumable(subject: SubjectInfo, context: CheckContext) -> Found:
+    """A request's event stream carries its answer, or can be resumed until it does."""
+    streams = _streams(subject)
+    if not streams.whole:
+        yield note(
+            "not judged: the stream of tools/list was not read to its end within the timeout"
+        )
+        return
+    posted = streams.posted or ()
+    first = [event for event in posted if event.connection == 0]
+    ids = [event.id for event in posted if event.id is not None]
+    if not streams.answered:
+        resumed = "" if not ids else f", and resuming it after {ids[-1]!r} brought none"
+        yield (
+            f"ended the event stream of tools/list before its answer{resumed}: the answer is "
+            "lost and a client's request with it; the stream SHOULD eventually include the "
+            "JSON-RPC response (transports, Sending Messages to the Server)"
+            + ("" if ids else ", and with no event id the client cannot resume it")
+        )
+    if _http(subject).version < _PRIMED_SINCE or not ids:
+        return
+    if not (first and first[0].id is not None and not first[0].data):
+        yield warning(
+            "gave event ids, but did not start the stream of tools/list with an event of an "
+            "id and empty data: a server SHOULD send one at once to prime the client to "
+            "reconnect (transports, Sending Messages to the Server, 2025-11-25); a client cut "
+            "off before the first id cannot resume, and loses the answer"
+        )
+    answered_first = any(answers(event.data, streams.request) for event in first)
+    if not answered_first and not any(event.retry is not None for event in first):
+        yield warning(
+            "closed the connection of tools/list's stream before its answer with no retry "
+            "field: a server that closes the connection before the stream ends SHOULD send "
+            "an event with retry first (transports, Sending Messages to the Server, "
+            "2025-11-25); the SDKs' clients then reconnect after a default of their own"
+        )
+
+
+@check("http-stream-own-messages", "server", applies=_streamed, subject="server")
+def http_stream_own_messages(subject: SubjectInfo, context: CheckContext) -> Found:
+    """Each message goes on one stream: none on the GET stream, none replayed on another."""
+    streams = _streams(subject)
+    absorbed = "the SDKs' clients drop a second answer to a request by its id"
+    echoed = sorted(set(streams.echoed) & {streams.request, streams.other}, key=str)
+    if echoed:
+        yield warning(
+            f"sent the answer to tools/list (id {echoed[0]}) on its own GET stream too: the "
+            "server MUST NOT send a JSON-RPC response on that stream unless resuming, and "
+            "MUST NOT broadcast a message across streams (transports, Listening for Messages "
+            f"from the Server, Multiple Connections); {absorbed}"
+        )
+    if streams.replayed is not None and streams.other in streams.replayed:
+        yield warning(
+            f"asked to resume the stream of one tools/list after its first event id, replayed "
+            f"the answer to another (id {streams.other}), sent on a stream of its own: the "
+            "server MUST NOT replay messages that would have been delivered on a different "
+            f"stream (transports, Resumability and Redelivery); {absorbed}"
         )
 
 

@@ -9,9 +9,12 @@ is asked about.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import http.client
 import itertools
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +28,7 @@ from axm_conformance.protocols.mcp._http import (
     exchange,
     request_headers,
 )
+from axm_conformance.protocols.mcp._sse import Event, answer_stream, answers, read_events
 from axm_conformance.protocols.mcp._versions import (
     CLIENT_INFO,
     CURRENT,
@@ -40,6 +44,7 @@ __all__ = [
     "SESSIONS",
     "UNKNOWN_METHOD",
     "HttpFacts",
+    "StreamFacts",
     "observe_http",
 ]
 
@@ -59,6 +64,38 @@ _NO_BATCH_SINCE = "2025-06-18"
 _HEADER_SINCE = "2025-06-18"
 # How many header values Hypothesis tries before shrinking one the server serves.
 _HEADER_EXAMPLES = 25
+# How long a stream that may carry no more is read for what it still carries: what is not there
+# by then is not judged (a slow machine misses a finding, it never makes one).
+_LINGER = 0.5
+
+
+# An event stream being read: its connection, and its lines.
+_Opened = tuple[http.client.HTTPConnection, Iterator[bytes]]
+
+
+@dataclass(frozen=True)
+class StreamFacts:
+    """How a server's event streams went (2025-03-26 to 2025-11-25): ``opened``, how a
+    request was answered, ``posted``, the events of the stream it was answered with (None where
+    it was not: one JSON object, or a refusal), read as the kit's client reads it, resumed where
+    the server closed it before the answer, ``answered``, whether its
+    answer came, and ``whole``, whether it was read to its end or its answer within the
+    timeout (what was cut short is not judged); ``listening``, how a GET for the server's own
+    stream was answered, and
+    ``echoed``, the ids of the requests whose answers came on that stream too; ``replayed``,
+    the ids of the answers a GET with the first event id of the request's stream replayed
+    (None where the stream gave no id); ``request``, the request's id, and ``other``, the id of
+    a request answered on another stream after it."""
+
+    opened: Answered
+    posted: tuple[Event, ...] | None
+    answered: bool
+    whole: bool
+    listening: Answered
+    echoed: tuple[Any, ...] = ()
+    replayed: tuple[Any, ...] | None = None
+    request: Any = None
+    other: Any = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +133,7 @@ class HttpFacts:
     oversized: Answered | None = None
     served_before: Answered | None = None
     served_after: Answered | None = None
+    streams: StreamFacts | None = None
     auth: AuthFacts | None = None
 
 
@@ -117,6 +155,8 @@ def observe_http(
         headers = {**dict(endpoint.headers), "Accept": "text/event-stream"}
         foreign, _ = asking.send("GET", None, {**headers, "Origin": FOREIGN_ORIGIN})
         return HttpFacts(version, foreign, redirected=spoken.redirected, legacy=True)
+    # Before the sessions the transport's checks end: ending one may break the server.
+    streams = _streams(asking, ids) if version != CURRENT else None
     observed = _observed(asking, ids)
     auth = None
     if authority is not None and discovered is not None:
@@ -135,6 +175,7 @@ def observe_http(
         oversized=oversized,
         served_before=before,
         served_after=after,
+        streams=streams,
         auth=auth,
     )
 
@@ -195,6 +236,60 @@ def _observed(asking: _Asking, ids: Iterator[int]) -> HttpFacts:
         after_delete=after,
         survivor=survivor,
     )
+
+
+def _streams(asking: _Asking, ids: Iterator[int]) -> StreamFacts:
+    """How the server's event streams go: a GET opens its own stream, then two requests are
+    answered, each on a stream of its own, and the first stream is resumed from its first
+    event id (where it was answered with a stream)."""
+    listening, listened = asking.open("GET", None, asking.resuming(""))
+    try:
+        first, second = next(ids), next(ids)
+        opened, posted, whole = asking.stream(_request(first, "tools/list", asking.version))
+        if posted is None:
+            return StreamFacts(opened, None, False, whole, listening)
+        asking.stream(_request(second, "tools/list", asking.version))
+        echoed = _answered_ids(listened, _LINGER) if listened is not None else ()
+    finally:
+        asking.close(listened)
+    replayed = None
+    first_id = next((event.id for event in posted if event.id is not None), None)
+    if first_id is not None:
+        _, resumed = asking.open("GET", None, asking.resuming(first_id))
+        try:
+            replayed = _answered_ids(resumed, asking.timeout, until=first) if resumed else ()
+        finally:
+            asking.close(resumed)
+    answered = any(answers(event.data, first) for event in posted)
+    return StreamFacts(opened, posted, answered, whole, listening, echoed, replayed, first, second)
+
+
+def _answered_ids(opened: _Opened, wait: float, until: Any = None) -> tuple[Any, ...]:
+    """The ids of the answers an open stream carries within ``wait``, or, once it carried the
+    answer to ``until`` (where given), within _LINGER more."""
+    connection, lines = opened
+    deadline = [time.monotonic() + wait]
+    if connection.sock is not None:
+        connection.sock.settimeout(wait)
+    until_deadline = itertools.takewhile(lambda _: time.monotonic() < deadline[0], lines)
+    found: list[Any] = []
+    with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+        for event in read_events(until_deadline):
+            message = _parsed(event.data)
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                found.append(message.get("id"))
+                if until is not None and message.get("id") == until:
+                    deadline[0] = min(deadline[0], time.monotonic() + _LINGER)
+                    if connection.sock is not None:
+                        connection.sock.settimeout(_LINGER)
+    return tuple(found)
+
+
+def _parsed(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def _unsupported_version(listing: Callable[..., Answered]) -> tuple[Answered, str]:
@@ -262,6 +357,62 @@ class _Asking:
 
     def delete(self) -> Answered:
         return self.send("DELETE", None, self.headers(None, {}))[0]
+
+    def open(
+        self, verb: str, body: bytes | None, extra: dict[str, str]
+    ) -> tuple[Answered, _Opened | None]:
+        """How the server answered a request with the ``extra`` headers, and where it opened
+        an event stream, the connection and the stream's lines (the caller closes it)."""
+        connection = self.endpoint.connection(self.timeout)
+        try:
+            connection.request(verb, self.endpoint.path, body, self.headers(None, extra))
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            return Answered(0, f"no answer: {exc}"), None
+        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        answered = Answered(response.status)
+        if response.status == 200 and kind == "text/event-stream":
+            return answered, (connection, iter(response.readline, b""))
+        connection.close()
+        return answered, None
+
+    def close(self, opened: _Opened | None) -> None:
+        if opened is not None:
+            opened[0].close()
+
+    def resuming(self, last_id: str) -> dict[str, str]:
+        """The headers of a GET for an event stream: the server's own, or, after ``last_id``
+        (where not ""), the rest of the stream that event was on."""
+        return {"Accept": "text/event-stream", "Content-Type": "", "Last-Event-ID": last_id}
+
+    def stream(self, message: dict[str, Any]) -> tuple[Answered, tuple[Event, ...] | None, bool]:
+        """How a request was answered, the events of the stream it was answered with (None
+        where it was answered otherwise), resumed as the kit's client resumes it, and whether
+        that was read to its end, or to the answer, within the timeout."""
+        data = json.dumps(message).encode()
+        answered, opened = self.open("POST", data, self.headers(message, {}))
+        if opened is None:
+            return answered, None, True
+        resumptions = [opened]
+
+        def resume(last_id: str) -> Iterator[bytes] | None:
+            _, resumed = self.open("GET", None, self.resuming(last_id))
+            if resumed is None:
+                return None
+            resumptions.append(resumed)
+            return resumed[1]
+
+        read: list[Event] = []
+        try:
+            for event in answer_stream(opened[1], message["id"], resume):
+                read.append(event)
+        except (OSError, http.client.HTTPException, ValueError):
+            return answered, tuple(read), False
+        finally:
+            for each in resumptions:
+                self.close(each)
+        return answered, tuple(read), True
 
     def initialized(self, request_id: int) -> str:
         """A new session's id, initialized as a client of the version does ("" when the
