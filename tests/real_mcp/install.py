@@ -8,7 +8,9 @@ exists (without it, says so, and their tests are skipped), except those pinned t
 marked ``in_temporary`` is installed a second time the same way under ``TEMPORARY`` (in
 ``/tmp``, which the sandbox replaces with a private one: the test proves it is shown). The
 fixture servers written with the TypeScript SDK (``sdk``) are copied beside the node_modules of
-the pinned SDK they run on. A git repository with one commit is made in ``DEST/git-repository``.
+the pinned SDK they run on. The official conformance suite (``suite``) is installed in
+``DEST/official-suite`` with the Node it needs. A git repository with one commit is made in
+``DEST/git-repository``.
 What is already installed is kept: a second run is offline.
 """
 
@@ -23,6 +25,7 @@ from pathlib import Path
 
 LISTED = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())
 SERVERS, SDKS, OVER_HTTP = LISTED["server"], LISTED["sdk"], LISTED["http"]
+SUITE = LISTED["suite"]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers"
 # Where the servers marked in_temporary are installed again: in /tmp, hidden by every sandbox.
 TEMPORARY = Path("/tmp/axm-conformance-real-mcp")
@@ -45,11 +48,21 @@ def main(dest: Path) -> int:
         for sdk in SDKS:
             if sdk["script"].endswith(".mjs"):
                 shutil.copyfile(FIXTURES / sdk["script"], dest / sdk["within"] / sdk["script"])
+        suite = [own_package(SUITE), f"{SUITE['node']}@{SUITE['node_version']}"]
+        install_npm(dest / "official-suite", suite)
     else:
         named = ", ".join(own_package(server) for server in shared)
         print(f"install.py: no Node (node and npm) on PATH: {named} are not installed")
     make_repository(dest / "git-repository")
     return 0
+
+
+def suite_command(dest: Path) -> list[str] | None:
+    """How the official suite installed under ``dest`` runs (None where it is not)."""
+    modules = dest / "official-suite" / "node_modules"
+    node = modules / SUITE["node"] / "bin" / "node"
+    script = modules / SUITE["npm"] / "dist" / "index.js"
+    return [str(node), str(script)] if node.exists() and script.exists() else None
 
 
 def own_package(server: dict[str, str]) -> str:
