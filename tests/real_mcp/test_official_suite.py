@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -141,10 +142,11 @@ def test_what_the_suite_finds_in_the_kits_front_end_the_kit_finds_too(tmp_path: 
     _suite()
     rows, missed = [], []
     for index, entry in enumerate(FRONT_ENDS):
-        with _serving(entry["script"], entry["args"]) as url:
+        with _serving(entry["script"], entry["args"]) as url, ThreadPoolExecutor(5) as pool:
             found: dict[str, list[str]] = {}
-            for scenario in TRANSPORT_SCENARIOS:
-                found.update(reported(url, scenario, tmp_path / f"{index}-{scenario}"))
+            folders = [tmp_path / f"{index}-{scenario}" for scenario in TRANSPORT_SCENARIOS]
+            for each in pool.map(reported, [url] * len(folders), TRANSPORT_SCENARIOS, folders):
+                found.update(each)
         rows.append(_row(entry, found))
         if any(found.values()) and _kit(entry) == "certified":
             missed.append(rows[-1])
