@@ -259,6 +259,7 @@ KEPT = HttpFacts(
     batch=Answered(400),
     oversized=Answered(413),
     served_after=Answered(200),
+    served_held=Answered(200),
     streams=StreamFacts(
         opened=Answered(200),
         posted=(
@@ -549,6 +550,19 @@ CASES = [
         "a batch served",
         warning("answered a JSON-RPC batch with HTTP 200"),
         subject=over_http(batch=Answered(200)),
+    ),
+    case("http-serves-while-held", "served beside them", subject=over_http()),
+    case(
+        "http-serves-while-held",
+        "held by a slow client",
+        failure("it answered a correct tools/list with no answer: timed out: one client that"),
+        subject=over_http(served_held=Answered(0, "no answer: timed out")),
+    ),
+    case(
+        "http-serves-while-held",
+        "refused while others hold it",
+        warning("it answered a correct tools/list with HTTP 503: it refused a correct request"),
+        subject=over_http(served_held=Answered(503)),
     ),
     case("http-stream-resumable", "primed, retry, resumed to its answer", subject=over_http()),
     case(

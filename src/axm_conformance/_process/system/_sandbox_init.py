@@ -98,7 +98,9 @@ def _relay(path: str, port: int) -> None:
         raise OSError("a sandbox is Linux's")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
-    listener.listen(16)
+    # A client may open many connections at once (the kit's transport checks do): a short
+    # queue would refuse some, and blame the server for the relay.
+    listener.listen(socket.SOMAXCONN)
 
     def serve() -> None:
         while True:
@@ -113,7 +115,7 @@ def _serve(port: int, path: str) -> None:
     threads of this program, for as long as it runs."""
     if sys.platform == "win32":
         raise OSError("a sandbox is Linux's")
-    listener = socket.create_server(("127.0.0.1", port), backlog=16)
+    listener = socket.create_server(("127.0.0.1", port), backlog=socket.SOMAXCONN)
 
     def connected() -> socket.socket:
         outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

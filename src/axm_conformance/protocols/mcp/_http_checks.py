@@ -27,6 +27,7 @@ from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._http import Answered
 from axm_conformance.protocols.mcp._http_probe import (
     FOREIGN_ORIGIN,
+    HELD,
     OVERSIZED,
     UNKNOWN_METHOD,
     HttpFacts,
@@ -389,4 +390,25 @@ def http_bounded(subject: SubjectInfo, context: CheckContext) -> Found:
         yield warning(
             f"gave no answer to a request of {OVERSIZED // 2**20} MiB ({oversized.said}), then "
             "served again: a client that sends one holds a connection of the server as long"
+        )
+
+
+@check("http-serves-while-held", "server", applies=_served_before, subject="server")
+def http_serves_while_held(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The server serves a request while a slow client and many open streams hold it."""
+    held = _http(subject).served_held
+    assert held is not None
+    what = (
+        f"while one client sent the body of its request a byte at a time and {HELD} more each "
+        f"held a GET for an event stream open, it answered a correct tools/list with {held.shown}"
+    )
+    if held.status == 0:
+        yield (
+            f"{what}: one client that writes slowly, or opens streams, holds the server, and "
+            "nobody else is served (a bounded refusal of what it cannot take, never a hang)"
+        )
+    elif not held.served:
+        yield warning(
+            f"{what}: it refused a correct request because of what another client holds; a "
+            "client that backs off is served later, one that does not is refused"
         )

@@ -39,6 +39,7 @@ from axm_conformance.protocols.mcp._versions import (
 
 __all__ = [
     "FOREIGN_ORIGIN",
+    "HELD",
     "NO_VERSION",
     "OVERSIZED",
     "SESSIONS",
@@ -56,6 +57,8 @@ NO_VERSION = "1999-01-01"
 UNKNOWN_METHOD = "axm-conformance/no-such-method"
 # How many sessions are opened, besides the probe's, to see how their ids are made.
 SESSIONS = 4
+# How many GETs for an event stream are held open beside a slow client (see _held).
+HELD = 16
 # A body larger than any request a client sends: the SDKs refuse more than 4 MiB.
 OVERSIZED = 8 * 1024 * 1024
 # The version that made a POST's body a single message, no batch (2025-06-18 transports).
@@ -114,8 +117,10 @@ class HttpFacts:
     the server speaks the deprecated HTTP+SSE transport; ``batch``, how a JSON-RPC batch was
     answered (None before 2025-06-18, which allowed them), ``oversized`` a request of OVERSIZED
     bytes, and ``served_before`` and ``served_after`` a correct request sent before and after
-    both; ``auth``, how it answered tokens, for a protected resource of the kit's
-    authorization server (see ``_auth_probe``; None for another server)."""
+    both; ``served_held``, one sent while other connections were held open (see _held);
+    ``streams``, how its event streams went (see StreamFacts; None in the 2026-07-28 era);
+    ``auth``, how it answered tokens, for a protected resource of the kit's authorization
+    server (see ``_auth_probe``; None for another server)."""
 
     version: str
     foreign_origin: Answered
@@ -132,6 +137,7 @@ class HttpFacts:
     batch: Answered | None = None
     oversized: Answered | None = None
     served_before: Answered | None = None
+    served_held: Answered | None = None
     served_after: Answered | None = None
     streams: StreamFacts | None = None
     auth: AuthFacts | None = None
@@ -167,6 +173,7 @@ def observe_http(
         auth = observe_auth(send, endpoint.path, authority, discovered)
     # Last: what it is asked here may end the server.
     before = asking.post(_request(next(ids), "tools/list", asking.version), {})
+    held = _held(asking, ids)
     batch, oversized, after = _bounded(asking, ids)
     return dataclasses.replace(
         observed,
@@ -174,10 +181,42 @@ def observe_http(
         batch=batch,
         oversized=oversized,
         served_before=before,
+        served_held=held,
         served_after=after,
         streams=streams,
         auth=auth,
     )
+
+
+def _held(asking: _Asking, ids: Iterator[int]) -> Answered:
+    """How a correct request was answered while a slow client held a connection (the first
+    byte of its request's body sent, the rest never) and HELD more each held a GET for an
+    event stream, unread: what one client that reads or writes slowly, or opens many streams,
+    does to a server that serves one connection at a time."""
+    held: list[http.client.HTTPConnection] = []
+    message = _request(next(ids), "tools/list", asking.version)
+    body = json.dumps(message).encode()
+    try:
+        slow = asking.endpoint.connection(asking.timeout)
+        held.append(slow)
+        slow.putrequest("POST", asking.endpoint.path, skip_accept_encoding=True)
+        for name, value in asking.headers(message, {"Content-Length": str(len(body))}).items():
+            slow.putheader(name, value)
+        slow.endheaders(body[:1])
+        for _ in range(HELD):
+            listening = asking.endpoint.connection(asking.timeout)
+            held.append(listening)
+            listening.putrequest("GET", asking.endpoint.path, skip_accept_encoding=True)
+            for name, value in asking.headers(None, asking.resuming("")).items():
+                listening.putheader(name, value)
+            listening.endheaders()
+    except (OSError, http.client.HTTPException) as exc:
+        return Answered(0, f"no answer: could not hold a connection open ({exc})")
+    try:
+        return asking.post(_request(next(ids), "tools/list", asking.version), {})
+    finally:
+        for connection in held:
+            connection.close()
 
 
 def _bounded(asking: _Asking, ids: Iterator[int]) -> tuple[Answered | None, Answered, Answered]:
