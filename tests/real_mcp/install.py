@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tomllib
 import venv
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 LISTED = tomllib.loads((Path(__file__).with_name("servers.toml")).read_text())
@@ -37,22 +40,29 @@ def main(dest: Path) -> int:
     shared = [
         server for server in [*SERVERS, *OVER_HTTP] if "npm" in server and "npm_with" not in server
     ]
+    installs: list[Callable[[], None]] = []
     for server in SERVERS:
         for root in (dest, TEMPORARY) if server.get("in_temporary") else (dest,):
             if "pip" in server:
-                install_pip(root / server["name"], server["pip"])
+                installs.append(partial(install_pip, root / server["name"], server["pip"]))
             elif "npm_with" in server and node:
-                install_npm(root / server["name"], [own_package(server), *server["npm_with"]])
+                packages = [own_package(server), *server["npm_with"]]
+                installs.append(partial(install_npm, root / server["name"], packages))
     if node:
-        install_npm(dest, [own_package(server) for server in shared])
-        for sdk in SDKS:
-            if sdk["script"].endswith(".mjs"):
-                shutil.copyfile(FIXTURES / sdk["script"], dest / sdk["within"] / sdk["script"])
+        installs.append(partial(install_npm, dest, [own_package(server) for server in shared]))
         suite = [own_package(SUITE), f"{SUITE['node']}@{SUITE['node_version']}"]
-        install_npm(dest / "official-suite", suite)
+        installs.append(partial(install_npm, dest / "official-suite", suite))
     else:
         named = ", ".join(own_package(server) for server in shared)
         print(f"install.py: no Node (node and npm) on PATH: {named} are not installed")
+    # Each installation has a folder of its own, and most of the time of each is the network's.
+    with ThreadPoolExecutor(4) as pool:
+        for done in [pool.submit(install) for install in installs]:
+            done.result()
+    if node:
+        for sdk in SDKS:
+            if sdk["script"].endswith(".mjs"):
+                shutil.copyfile(FIXTURES / sdk["script"], dest / sdk["within"] / sdk["script"])
     make_repository(dest / "git-repository")
     return 0
 
