@@ -267,7 +267,6 @@ KEPT = HttpFacts(
             Event(b"message", b"", None, 20),
             Event(b"message", b'{"jsonrpc": "2.0", "id": 1, "result": {}}', "a-3", connection=1),
         ),
-        answered=True,
         whole=True,
         listening=Answered(200),
         replayed=(1,),
@@ -569,7 +568,7 @@ CASES = [
         "http-stream-resumable",
         "ended with no answer and no id",
         failure("ended the event stream of tools/list before its answer: the answer is lost"),
-        subject=streamed(posted=(Event(b"message", b"", None, 20),), answered=False),
+        subject=streamed(posted=(Event(b"message", b"", None, 20),)),
     ),
     case(
         "http-stream-resumable",

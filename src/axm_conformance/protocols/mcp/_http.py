@@ -44,6 +44,7 @@ __all__ = [
     "HttpWire",
     "Spoken",
     "Transport",
+    "content_type",
     "events",
     "exchange",
     "free_port",
@@ -362,7 +363,7 @@ class HttpWire:
                 self.problems.append(f"answered {what} with HTTP {response.status}{_said(said)}")
 
     def _read(self, response: http.client.HTTPResponse, message: dict[str, Any]) -> None:
-        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        kind = content_type(response)
         what = str(message.get("method") or "a reply")
         if "method" not in message or "id" not in message:
             left = response.read()
@@ -405,7 +406,7 @@ class HttpWire:
             response = connection.getresponse()
         except (OSError, http.client.HTTPException):
             return None
-        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        kind = content_type(response)
         if response.status != 200 or kind != "text/event-stream":
             response.close()
             return None
@@ -421,7 +422,7 @@ class HttpWire:
         if isinstance(answer, dict) and answer.get("id") == message.get("id"):
             self.deliver(body)
             return
-        kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+        kind = content_type(response)
         what = str(message.get("method") or "a reply")
         self.deliver(
             Failed(
@@ -491,7 +492,7 @@ def exchange(
     except (OSError, http.client.HTTPException) as exc:
         connection.close()
         return Answered(0, f"no answer: {exc}"), "", b""
-    kind = (response.getheader("content-type") or "").split(";")[0].strip().lower()
+    kind = content_type(response)
     data = b""
     with contextlib.suppress(OSError, http.client.HTTPException):
         if kind == "text/event-stream":
@@ -503,6 +504,11 @@ def exchange(
     challenge = response.getheader("www-authenticate") or ""
     answered = Answered(response.status, shown, _error_code(data), challenge)
     return answered, response.getheader("mcp-session-id") or "", data
+
+
+def content_type(response: http.client.HTTPResponse) -> str:
+    """An answer's media type, without its parameters, in lower case ("" for none)."""
+    return (response.getheader("content-type") or "").split(";")[0].strip().lower()
 
 
 def _error_code(data: bytes) -> int | None:
