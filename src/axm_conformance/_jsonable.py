@@ -24,7 +24,8 @@ def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
     problems: list[str] = []
 
     def render(item: Any, path: str, depth: int, seen: frozenset[int]) -> Any:
-        lone = LONE_SURROGATE.search(item) if isinstance(item, str) else None
+        # isascii() reads a flag: a megabyte result is not scanned when it cannot hold one.
+        lone = LONE_SURROGATE.search(item) if isinstance(item, str) and not item.isascii() else None
         if lone is not None:
             problems.append(
                 f"{path}: holds the lone UTF-16 surrogate {lone.group()!r}, which is no Unicode "

@@ -35,7 +35,7 @@ from axm_conformance.protocols import capabilities
 from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
 from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered
 from axm_conformance.protocols.mcp._http import Answered
-from axm_conformance.protocols.mcp._http_probe import HttpFacts, StreamFacts
+from axm_conformance.protocols.mcp._http_probe import Cancelled, HttpFacts, StreamFacts
 from axm_conformance.protocols.mcp._sse import Event
 from tests.unit.factories import (
     AXIO_POLICY,
@@ -315,6 +315,13 @@ def streamed(**facts: object) -> SubjectInfo:
     return over_http(streams=dataclasses.replace(KEPT.streams, **facts))
 
 
+def cancelling(went_on: tuple[str, ...]) -> SubjectInfo:
+    """A 2026-07-28 server over HTTP a call of which the kit cancelled, after which it made
+    the ``went_on`` changes of those the whole call made."""
+    call = Cancelled("append_note", {"text": ""}, 1.0, 0.01, ("appended to notes.txt",), went_on)
+    return over_http(version="2026-07-28", cancelled=(call,))
+
+
 def schema(**changes: object) -> dict[str, object]:
     """The default subject's input schema with ``changes``."""
     base = subject().input_schema
@@ -589,6 +596,27 @@ CASES = [
         warning("sent the answer to tools/list (id 1) on its own GET stream too"),
         warning("replayed the answer to another (id 2), sent on a stream of its own"),
         subject=streamed(echoed=(1,), replayed=(1, 2)),
+    ),
+    case(
+        "http-cancel-stops-work",
+        "stopped when its stream closed",
+        subject=cancelling(went_on=()),
+    ),
+    case(
+        "http-cancel-stops-work",
+        "no call long enough to close",
+        note("not judged: no tool's call with its simplest valid input took 0.5 s or more"),
+        subject=over_http(version="2026-07-28", cancelled=()),
+    ),
+    case(
+        "http-cancel-stops-work",
+        "went on after the close",
+        warning(
+            'went on with the call of append_note with {"text":""} after the kit closed its '
+            "event stream 0.01 s in (read whole, the call takes 1.00 s): later it still "
+            "appended to notes.txt"
+        ),
+        subject=cancelling(went_on=("appended to notes.txt",)),
     ),
     case("auth-token-required", "401 with a Bearer challenge", subject=protected()),
     case(

@@ -23,9 +23,11 @@ from axm_conformance.checks import (
     note,
     warning,
 )
+from axm_conformance.protocols.base import canonical_json
 from axm_conformance.protocols.mcp._facts import ServerFacts
 from axm_conformance.protocols.mcp._http import Answered
 from axm_conformance.protocols.mcp._http_probe import (
+    CLOSABLE,
     FOREIGN_ORIGIN,
     HELD,
     OVERSIZED,
@@ -354,6 +356,44 @@ def http_stream_own_messages(subject: SubjectInfo, context: CheckContext) -> Fou
             "server MUST NOT replay messages that would have been delivered on a different "
             f"stream (transports, Resumability and Redelivery); {absorbed}"
         )
+
+
+def _cancellable(subject: SubjectInfo) -> str | Finding | None:
+    reason = _streamable(subject)
+    if reason is not None:
+        return reason
+    facts = _http(subject)
+    if facts.version != CURRENT:
+        return (
+            f"{facts.version}: closing a stream cancels nothing before {CURRENT} (a "
+            "disconnection SHOULD NOT be taken for a cancellation; a client sends "
+            "notifications/cancelled)"
+        )
+    if facts.cancelled is None:
+        return "a server someone else runs: the kit does not see what its work changes"
+    return None
+
+
+@check("http-cancel-stops-work", "server", applies=_cancellable, subject="server")
+def http_cancel_stops_work(subject: SubjectInfo, context: CheckContext) -> Found:
+    """Closing a call's event stream stops its work: it changes no file after."""
+    cancelled = _http(subject).cancelled or ()
+    if not cancelled:
+        yield note(
+            f"not judged: no tool's call with its simplest valid input took {CLOSABLE} s or "
+            "more, changed a file, and was answered with an event stream the kit could close "
+            "while it worked"
+        )
+    for call in cancelled:
+        if call.went_on:
+            yield warning(
+                f"went on with the call of {call.tool} with {canonical_json(call.arguments)} "
+                f"after the kit closed its event stream {call.closed_at:.2f} s in (read whole, "
+                f"the call takes {call.took:.2f} s): later it still {', '.join(call.went_on)}; "
+                "a server MUST treat a closed response stream as the request's cancellation, "
+                "and SHOULD stop work on it as soon as practical (streamable-http, "
+                f"Cancellation, {CURRENT})"
+            )
 
 
 def _served_before(subject: SubjectInfo) -> str | Finding | None:

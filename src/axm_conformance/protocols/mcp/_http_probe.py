@@ -14,11 +14,13 @@ import dataclasses
 import http.client
 import itertools
 import json
+import socket
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from axm_conformance._workdir import snapshot
 from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered, observe_auth
 from axm_conformance.protocols.mcp._authority import Authority
 from axm_conformance.protocols.mcp._http import (
@@ -39,12 +41,14 @@ from axm_conformance.protocols.mcp._versions import (
 )
 
 __all__ = [
+    "CLOSABLE",
     "FOREIGN_ORIGIN",
     "HELD",
     "NO_VERSION",
     "OVERSIZED",
     "SESSIONS",
     "UNKNOWN_METHOD",
+    "Cancelled",
     "HttpFacts",
     "StreamFacts",
     "observe_http",
@@ -74,7 +78,9 @@ _LINGER = 0.5
 
 
 # An event stream being read: its connection, and its lines.
-_Opened = tuple[http.client.HTTPConnection, Iterator[bytes]]
+# An open event stream: its connection, its lines, and its socket (an HTTP/1.0 answer's
+# connection hands the socket to the response, which reads it).
+_Opened = tuple[http.client.HTTPConnection, Iterator[bytes], socket.socket]
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,30 @@ class StreamFacts:
         return any(answers(event.data, self.request) for event in self.posted or ())
 
 
+# A call that took less than this, read whole, is over before a closed stream could stop it.
+CLOSABLE = 0.5
+# How long a server is given to notice that a stream closed and stop: what it changes later, its
+# work went on doing.
+_NOTICE = 0.25
+# The calls cancelled, at most: each costs as long as the call read whole, and more.
+_CANCELLED = 2
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """A call of ``tool`` with ``arguments`` whose event stream the kit closed ``closed_at``
+    seconds after sending it, where the same call read whole took ``took`` seconds and made
+    the ``changed`` changes to the server's working directory: ``went_on``, those of them made
+    again later than _NOTICE after the close, by the time the whole call would have ended."""
+
+    tool: str
+    arguments: Any
+    took: float
+    closed_at: float
+    changed: tuple[str, ...]
+    went_on: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class HttpFacts:
     """``version`` spoken; ``foreign_origin``, how a request from a foreign Origin was
@@ -124,7 +154,9 @@ class HttpFacts:
     both; ``served_held``, one sent while other connections were held open (see _held);
     ``streams``, how its event streams went (see StreamFacts; None in the 2026-07-28 era);
     ``auth``, how it answered tokens, for a protected resource of the kit's authorization
-    server (see ``_auth_probe``; None for another server)."""
+    server (see ``_auth_probe``; None for another server); in the 2026-07-28 era, for a server
+    whose files the kit sees, ``cancelled``, the calls whose stream it closed (see
+    :func:`_cancelling`; None otherwise)."""
 
     version: str
     foreign_origin: Answered
@@ -145,6 +177,7 @@ class HttpFacts:
     served_after: Answered | None = None
     streams: StreamFacts | None = None
     auth: AuthFacts | None = None
+    cancelled: tuple[Cancelled, ...] | None = None
 
 
 def observe_http(
@@ -153,11 +186,16 @@ def observe_http(
     timeout: float,
     authority: Authority | None = None,
     discovered: Discovered | None = None,
+    inputs: dict[str, Any] | None = None,
+    workdir: str = "",
 ) -> HttpFacts:
     """The transport's facts, from requests beside a session of ``version`` spoken as
     ``spoken`` says, and for a protected resource of ``authority``, what a client with no
-    token ``discovered`` and how tokens are answered. Over the deprecated HTTP+SSE transport
-    only a foreign Origin is asked about (its rules are not the Streamable HTTP transport's)."""
+    token ``discovered`` and how tokens are answered; in the 2026-07-28 era, for a server
+    working in ``workdir`` (where the kit sees it), what closing the stream of a call of each
+    tool with its valid input (``inputs``, by name) stopped. Over the deprecated HTTP+SSE
+    transport only a foreign Origin is asked about (its rules are not the Streamable HTTP
+    transport's)."""
     endpoint, session = spoken.endpoint, spoken.session
     ids = itertools.count(9_000)
     asking = _Asking(endpoint, version, session, timeout)
@@ -175,6 +213,9 @@ def observe_http(
             return asking.post(_request(next(ids), "tools/list", version), extra, path)
 
         auth = observe_auth(send, endpoint.path, authority, discovered)
+    cancelled = None
+    if version == CURRENT and workdir:
+        cancelled = _cancelling(asking, ids, inputs or {}, workdir)
     # Last: what it is asked here may end the server.
     before = asking.post(_request(next(ids), "tools/list", asking.version), {})
     held = _held(asking, ids)
@@ -189,7 +230,51 @@ def observe_http(
         served_after=after,
         streams=streams,
         auth=auth,
+        cancelled=cancelled,
     )
+
+
+def _cancelling(
+    asking: _Asking, ids: Iterator[int], inputs: dict[str, Any], workdir: str
+) -> tuple[Cancelled, ...]:
+    """Each tool called with its valid input, read whole; one whose call took CLOSABLE or more
+    and changed files of ``workdir`` is called again, and the stream of that call closed as
+    soon as it opens (2026-07-28: closing it cancels the request). What the server then
+    changes later than _NOTICE after the close, until the whole call would have ended and half
+    as long again, it did though the call was cancelled. A call answered with one JSON object
+    (no stream to close) or whose stream opened later than half the whole call's time tells
+    nothing, and is left out; so is every call after _CANCELLED were judged."""
+    found: list[Cancelled] = []
+    for tool, arguments in inputs.items():
+        if len(found) == _CANCELLED:
+            break
+        params = {"name": tool, "arguments": arguments, "_meta": current_meta()}
+        message = {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": params}
+        before = snapshot(workdir)
+        started = time.monotonic()
+        answered, _, whole = asking.stream(message)
+        took = time.monotonic() - started
+        after = snapshot(workdir, before)
+        changed = before.changes(after)
+        if not (answered.served and whole and changed) or took < CLOSABLE:
+            continue
+        message = {**message, "id": next(ids)}
+        data = json.dumps(message).encode()
+        started = time.monotonic()
+        _, opened = asking.open("POST", data, asking.headers(message, {}))
+        closed_at = time.monotonic() - started
+        asking.close(opened)
+        if opened is None or closed_at > took / 2:
+            continue
+        time.sleep(max(0.0, started + closed_at + _NOTICE - time.monotonic()))
+        noticed = snapshot(workdir, after)
+        time.sleep(max(0.0, started + 1.5 * took + _NOTICE - time.monotonic()))
+        paths = {change.path for change in changed}
+        later = noticed.changes(snapshot(workdir, noticed))
+        went_on = tuple(str(change) for change in later if change.path in paths)
+        shown = tuple(str(change) for change in changed)
+        found.append(Cancelled(tool, arguments, took, closed_at, shown, went_on))
+    return tuple(found)
 
 
 def _held(asking: _Asking, ids: Iterator[int]) -> Answered:
@@ -309,10 +394,9 @@ def _streams(asking: _Asking, ids: Iterator[int]) -> StreamFacts:
 def _answered_ids(opened: _Opened, wait: float, until: Any = None) -> tuple[Any, ...]:
     """The ids of the answers an open stream carries within ``wait``, or, once it carried the
     answer to ``until`` (where given), within _LINGER more."""
-    connection, lines = opened
+    _, lines, sock = opened
     deadline = [time.monotonic() + wait]
-    if connection.sock is not None:
-        connection.sock.settimeout(wait)
+    sock.settimeout(wait)
     until_deadline = itertools.takewhile(lambda _: time.monotonic() < deadline[0], lines)
     found: list[Any] = []
     with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
@@ -322,8 +406,7 @@ def _answered_ids(opened: _Opened, wait: float, until: Any = None) -> tuple[Any,
                 found.append(message.get("id"))
                 if until is not None and message.get("id") == until:
                     deadline[0] = min(deadline[0], time.monotonic() + _LINGER)
-                    if connection.sock is not None:
-                        connection.sock.settimeout(_LINGER)
+                    sock.settimeout(_LINGER)
     return tuple(found)
 
 
@@ -408,20 +491,26 @@ class _Asking:
         connection = self.endpoint.connection(self.timeout)
         try:
             connection.request(verb, self.endpoint.path, body, self.headers(None, extra))
+            sock = connection.sock
             response = connection.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             connection.close()
             return Answered(0, f"no answer: {exc}"), None
         kind = content_type(response)
         answered = Answered(response.status)
-        if response.status == 200 and kind == "text/event-stream":
-            return answered, (connection, iter(response.readline, b""))
+        if response.status == 200 and kind == "text/event-stream" and sock is not None:
+            return answered, (connection, iter(response.readline, b""), sock)
         connection.close()
         return answered, None
 
     def close(self, opened: _Opened | None) -> None:
+        """Close a stream's connection: shut down, as its response's reader still holds the
+        socket open, and the server is to see it closed now."""
         if opened is not None:
-            opened[0].close()
+            connection, _, sock = opened
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            connection.close()
 
     def resuming(self, last_id: str) -> dict[str, str]:
         """The headers of a GET for an event stream: the server's own, or, after ``last_id``

@@ -131,8 +131,17 @@ def probe(server: McpServer) -> ServerFacts:
             ping = _ping_answer(session)
         spoken = session.spoken_over()
         if spoken is not None:
+            # Closing a call's stream cancels it from 2026-07-28 on; what that stops, the kit
+            # sees in the files of a server it runs.
+            cancels = handshake.version == CURRENT and not session.transport.remote
             http = observe_http(
-                spoken, handshake.version, session.timeout, session.authority, session.discovered
+                spoken,
+                handshake.version,
+                session.timeout,
+                session.authority,
+                session.discovered,
+                inputs=_valid_inputs(tools) if cancels else None,
+                workdir=session.cwd if cancels else "",
             )
     except WireError as exc:
         seconds = time.monotonic() - started
@@ -208,9 +217,7 @@ def _closed_after_calls(
     Each call is bounded by the server's timeout; one that is not answered, or that ends the
     server, ends the session, which is then not judged by how it ends. The server is spoken to
     in the version of its first ``handshake``, without the probe."""
-    inputs: dict[str, Any] = {}
-    for tool in tools:
-        inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
+    inputs = _valid_inputs(tools)
     before = set(live_descendants(os.getpid()))
     session = _own_session(server)
     called: list[str] = []
@@ -238,6 +245,14 @@ def _closed_after_calls(
         return _AfterCalls(tuple(called), ended=ended, passed_through=passed)
     new = {pid: line for pid, line in left.items() if line not in named}
     return _AfterCalls(tuple(called), exited, _said(new), passed_through=passed)
+
+
+def _valid_inputs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A valid input of each tool listed, by its name."""
+    inputs: dict[str, dict[str, Any]] = {}
+    for tool in tools:
+        inputs.setdefault(str(tool.get("name")), _valid_input(tool.get("inputSchema")))
+    return inputs
 
 
 def _valid_input(schema: Any) -> dict[str, Any]:
