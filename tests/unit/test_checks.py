@@ -613,7 +613,7 @@ CASES = [
         "went on after the close",
         warning(
             'went on with the call of append_note with {"text":""} after the kit closed its '
-            "event stream 0.01 s in (read whole, the call takes 1.00 s): later it still "
+            "response stream 0.01 s in (read whole, the call takes 1.00 s): later it still "
             "appended to notes.txt"
         ),
         subject=cancelling(went_on=("appended to notes.txt",)),

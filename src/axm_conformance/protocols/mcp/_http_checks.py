@@ -376,20 +376,21 @@ def _cancellable(subject: SubjectInfo) -> str | Finding | None:
 
 @check("http-cancel-stops-work", "server", applies=_cancellable, subject="server")
 def http_cancel_stops_work(subject: SubjectInfo, context: CheckContext) -> Found:
-    """Closing a call's event stream stops its work: it changes no file after."""
+    """Closing a call's response stream stops its work: it changes no file after."""
     cancelled = _http(subject).cancelled or ()
     if not cancelled:
         yield note(
             f"not judged: no tool's call with its simplest valid input took {CLOSABLE} s or "
-            "more, changed a file, and was answered with an event stream the kit could close "
-            "while it worked"
+            "more and changed a file, and was still working when the kit closed its response "
+            "stream"
         )
     for call in cancelled:
         if call.went_on:
             yield warning(
                 f"went on with the call of {call.tool} with {canonical_json(call.arguments)} "
-                f"after the kit closed its event stream {call.closed_at:.2f} s in (read whole, "
-                f"the call takes {call.took:.2f} s): later it still {', '.join(call.went_on)}; "
+                f"after the kit closed its response stream {call.closed_at:.2f} s in (read "
+                f"whole, the call takes {call.took:.2f} s): later it still "
+                f"{', '.join(call.went_on)}; "
                 "a server MUST treat a closed response stream as the request's cancellation, "
                 "and SHOULD stop work on it as soon as practical (streamable-http, "
                 f"Cancellation, {CURRENT})"

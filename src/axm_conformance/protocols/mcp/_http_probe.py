@@ -238,12 +238,12 @@ def _cancelling(
     asking: _Asking, ids: Iterator[int], inputs: dict[str, Any], workdir: str
 ) -> tuple[Cancelled, ...]:
     """Each tool called with its valid input, read whole; one whose call took CLOSABLE or more
-    and changed files of ``workdir`` is called again, and the stream of that call closed as
-    soon as it opens (2026-07-28: closing it cancels the request). What the server then
-    changes later than _NOTICE after the close, until the whole call would have ended and half
-    as long again, it did though the call was cancelled. A call answered with one JSON object
-    (no stream to close) or whose stream opened later than half the whole call's time tells
-    nothing, and is left out; so is every call after _CANCELLED were judged."""
+    and changed files of ``workdir`` is called again, and its response stream closed as soon
+    as it opens, or a quarter of the whole call's time in if it has not (2026-07-28: closing
+    it cancels the request). What the server then changes later than _NOTICE after the close,
+    until the whole call would have ended and half as long again, it did though the call was
+    cancelled. A call answered whole before that tells nothing, and is left out; so is every
+    call after _CANCELLED were judged."""
     found: list[Cancelled] = []
     for tool, arguments in inputs.items():
         if len(found) == _CANCELLED:
@@ -258,13 +258,9 @@ def _cancelling(
         changed = before.changes(after)
         if not (answered.served and whole and changed) or took < CLOSABLE:
             continue
-        message = {**message, "id": next(ids)}
-        data = json.dumps(message).encode()
         started = time.monotonic()
-        _, opened = asking.open("POST", data, asking.headers(message, {}))
-        closed_at = time.monotonic() - started
-        asking.close(opened)
-        if opened is None or closed_at > took / 2:
+        closed_at = asking.cancelled({**message, "id": next(ids)}, took / 4)
+        if closed_at is None:
             continue
         time.sleep(max(0.0, started + closed_at + _NOTICE - time.monotonic()))
         noticed = snapshot(workdir, after)
@@ -510,6 +506,36 @@ class _Asking:
             connection, _, sock = opened
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
+            connection.close()
+
+    def cancelled(self, message: dict[str, Any], within: float) -> float | None:
+        """The seconds after sending ``message`` at which its response stream was closed: as
+        soon as an event stream opens, or ``within`` if no answer has begun by then (a POST's
+        response is its request's stream whatever it carries: the official SDK drops a call
+        whose connection closes before its JSON answer). None when it was answered whole
+        first, or not at all."""
+        connection = self.endpoint.connection(self.timeout)
+        sock: socket.socket | None = None
+        started = time.monotonic()
+        try:
+            data = json.dumps(message).encode()
+            connection.request("POST", self.endpoint.path, data, self.headers(message, {}))
+            sock = connection.sock
+            assert sock is not None
+            sock.settimeout(within)
+            try:
+                response = connection.getresponse()
+            except TimeoutError:
+                return time.monotonic() - started
+            if response.status != 200 or content_type(response) != "text/event-stream":
+                return None
+            return time.monotonic() - started
+        except (OSError, http.client.HTTPException):
+            return None
+        finally:
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
             connection.close()
 
     def resuming(self, last_id: str) -> dict[str, str]:
