@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from axm_conformance._workdir import snapshot
+from axm_conformance.protocols.base import snapshot
 from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered, observe_auth
 from axm_conformance.protocols.mcp._authority import Authority
 from axm_conformance.protocols.mcp._http import (
