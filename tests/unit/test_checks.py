@@ -317,8 +317,8 @@ def streamed(**facts: object) -> SubjectInfo:
 
 def cancelling(went_on: tuple[str, ...]) -> SubjectInfo:
     """A 2026-07-28 server over HTTP a call of which the kit cancelled, after which it made
-    the ``went_on`` changes of those the whole call made."""
-    call = Cancelled("append_note", {"text": ""}, 1.0, 0.01, ("appended to notes.txt",), went_on)
+    the ``went_on`` changes to files the whole call changed."""
+    call = Cancelled("append_note", {"text": ""}, 1.0, 0.01, went_on)
     return over_http(version="2026-07-28", cancelled=(call,))
 
 

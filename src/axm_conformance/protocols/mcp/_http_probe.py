@@ -77,7 +77,6 @@ _HEADER_EXAMPLES = 25
 _LINGER = 0.5
 
 
-# An event stream being read: its connection, and its lines.
 # An open event stream: its connection, its lines, and its socket (an HTTP/1.0 answer's
 # connection hands the socket to the response, which reads it).
 _Opened = tuple[http.client.HTTPConnection, Iterator[bytes], socket.socket]
@@ -123,15 +122,14 @@ _CANCELLED = 2
 @dataclass(frozen=True)
 class Cancelled:
     """A call of ``tool`` with ``arguments`` whose event stream the kit closed ``closed_at``
-    seconds after sending it, where the same call read whole took ``took`` seconds and made
-    the ``changed`` changes to the server's working directory: ``went_on``, those of them made
-    again later than _NOTICE after the close, by the time the whole call would have ended."""
+    seconds after sending it, where the same call read whole took ``took`` seconds:
+    ``went_on``, the changes to the files that call changed in the server's working directory
+    made later than _NOTICE after the close, by the time the whole call would have ended."""
 
     tool: str
     arguments: Any
     took: float
     closed_at: float
-    changed: tuple[str, ...]
     went_on: tuple[str, ...]
 
 
@@ -268,8 +266,7 @@ def _cancelling(
         paths = {change.path for change in changed}
         later = noticed.changes(snapshot(workdir, noticed))
         went_on = tuple(str(change) for change in later if change.path in paths)
-        shown = tuple(str(change) for change in changed)
-        found.append(Cancelled(tool, arguments, took, closed_at, shown, went_on))
+        found.append(Cancelled(tool, arguments, took, closed_at, went_on))
     return tuple(found)
 
 
@@ -500,13 +497,9 @@ class _Asking:
         return answered, None
 
     def close(self, opened: _Opened | None) -> None:
-        """Close a stream's connection: shut down, as its response's reader still holds the
-        socket open, and the server is to see it closed now."""
+        """Close a stream's connection (see _shut)."""
         if opened is not None:
-            connection, _, sock = opened
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            connection.close()
+            _shut(opened[0], opened[2])
 
     def cancelled(self, message: dict[str, Any], within: float) -> float | None:
         """The seconds after sending ``message`` at which its response stream was closed: as
@@ -533,10 +526,7 @@ class _Asking:
         except (OSError, http.client.HTTPException):
             return None
         finally:
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-            connection.close()
+            _shut(connection, sock)
 
     def resuming(self, last_id: str) -> dict[str, str]:
         """The headers of a GET for an event stream: the server's own, or, after ``last_id``
@@ -591,6 +581,15 @@ class _Asking:
         path = path or self.endpoint.path
         answered, session, _ = exchange(self.endpoint, verb, path, body, headers, self.timeout)
         return answered, session
+
+
+def _shut(connection: http.client.HTTPConnection, sock: socket.socket | None) -> None:
+    """Close ``connection`` and shut its socket down: an HTTP/1.0 answer's reader still holds
+    the socket open, and the server is to see the connection closed now."""
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+    connection.close()
 
 
 def _request(request_id: int, method: str, version: str) -> dict[str, Any]:
