@@ -604,12 +604,6 @@ CASES = [
     ),
     case(
         "http-cancel-stops-work",
-        "no call long enough to close",
-        note("not judged: no tool's call with its simplest valid input took 0.5 s or more"),
-        subject=over_http(version="2026-07-28", cancelled=()),
-    ),
-    case(
-        "http-cancel-stops-work",
         "went on after the close",
         warning(
             'went on with the call of append_note with {"text":""} after the kit closed its '
@@ -2432,6 +2426,15 @@ def test_a_check_that_does_not_apply_says_why(
     skipped = CHECKS[check_id].skip_reason(subject(**facts))
     assert skipped is not None and skipped.severity is Severity.NOTE
     assert reason in skipped.text
+
+
+def test_a_cancellation_that_judged_no_call_is_not_run_rather_than_passed() -> None:
+    """A server none of whose calls was still working when the kit closed its stream is not
+    judged by http-cancel-stops-work: the check says why it did not run, it does not pass."""
+    reason = CHECKS["http-cancel-stops-work"].skip_reason(
+        over_http(version="2026-07-28", cancelled=())
+    )
+    assert reason is not None and reason.text.startswith("no tool's call with its simplest")
 
 
 def test_a_server_that_asks_no_token_of_any_request_is_no_protected_resource() -> None:

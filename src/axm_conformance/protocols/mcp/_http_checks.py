@@ -371,20 +371,18 @@ def _cancellable(subject: SubjectInfo) -> str | Finding | None:
         )
     if facts.cancelled is None:
         return "a server someone else runs: the kit does not see what its work changes"
+    if not facts.cancelled:
+        return (
+            f"no tool's call with its simplest valid input took {CLOSABLE} s or more "
+            "and changed a file, and was still working when the kit closed its response stream"
+        )
     return None
 
 
 @check("http-cancel-stops-work", "server", applies=_cancellable, subject="server")
 def http_cancel_stops_work(subject: SubjectInfo, context: CheckContext) -> Found:
     """Closing a call's response stream stops its work: it changes no file after."""
-    cancelled = _http(subject).cancelled or ()
-    if not cancelled:
-        yield note(
-            f"not judged: no tool's call with its simplest valid input took {CLOSABLE} s or "
-            "more and changed a file, and was still working when the kit closed its response "
-            "stream"
-        )
-    for call in cancelled:
+    for call in _http(subject).cancelled or ():
         if call.went_on:
             yield warning(
                 f"went on with the call of {call.tool} with {canonical_json(call.arguments)} "
