@@ -2,11 +2,12 @@
 
 ``valid`` and ``invalid`` inputs are generated from the schema and sent to the tool as its
 protocol calls it; ``offline`` sends valid inputs it served again, under a condition the protocol
-makes (see ToolProtocol.calling_under). The probes (``guards``, ``crashing-guard``,
-``concurrency``) call an instrumented copy of the tool; a protocol that offers the capability a
-probe needs names the worker function that makes it (see :attr:`ToolProtocol.probes`). What a
-feed asks of the tool's worker is one of the door's records (see the engine's
-SessionState.observe).
+makes (see ToolProtocol.calling_under); ``payloads``, valid inputs it was given with payloads
+that run the kit's canary program put into their strings (see the engine's _payloads). The
+probes (``guards``, ``crashing-guard``, ``concurrency``) call an instrumented copy of the tool;
+a protocol that offers the capability a probe needs names the worker function that makes it
+(see :attr:`ToolProtocol.probes`). What a feed asks of the tool's worker is one of the door's
+records (see the engine's SessionState.observe).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "GUARDS",
     "INVALID",
     "OFFLINE",
+    "PAYLOADS",
     "VALID",
     "Feed",
 ]
@@ -43,6 +45,12 @@ class Feed:
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def by_hand(self) -> bool:
+        """Whether a person can make its calls as the kit made them: the tool itself, called as
+        its protocol calls it, under no condition of the kit's."""
+        return not self.probe and not self.condition
+
 
 VALID = Feed("valid", fuzzed=True)
 INVALID = Feed("invalid", fuzzed=True, invalid=True)
@@ -52,7 +60,10 @@ CRASHING_GUARD = Feed("crashing-guard", probe=True)
 CONCURRENCY = Feed("concurrency", probe=True, scale=10)
 # Valid inputs the tool served, sent again with the tool cut off from the network.
 OFFLINE = Feed("offline", condition="offline", scale=2)
+# Inputs it was given with payloads put into their strings, in a sandbox alone.
+PAYLOADS = Feed("payloads")
 
 FEEDS: dict[str, Feed] = {
-    feed.name: feed for feed in (VALID, INVALID, GUARDS, CRASHING_GUARD, CONCURRENCY, OFFLINE)
+    feed.name: feed
+    for feed in (VALID, INVALID, GUARDS, CRASHING_GUARD, CONCURRENCY, OFFLINE, PAYLOADS)
 }

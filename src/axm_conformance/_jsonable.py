@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from axm_conformance._outcomes import LONE_SURROGATE
 
-__all__ = ["canonical_json", "first_difference", "jsonable"]
+__all__ = ["JsonPath", "canonical_json", "first_difference", "jsonable", "shown_path", "strings_in"]
 
 
 def jsonable(value: Any, *, limit: int = 64) -> tuple[Any, list[str]]:
@@ -105,3 +106,24 @@ def _short(value: Any) -> str:
 def canonical_json(value: Any) -> str:
     """One text per JSON value: sorted keys, no spaces, non-ASCII kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# A place in a JSON value: property names and item indexes, from the top.
+JsonPath = tuple[str | int, ...]
+
+
+def strings_in(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, str]]:
+    """Every string of a JSON value (keys aside), with its path."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_in(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from strings_in(item, (*path, index))
+
+
+def shown_path(path: JsonPath) -> str:
+    """A path as a person reads it in Python: ``['hosts'][0]``."""
+    return "".join(f"[{step!r}]" for step in path)

@@ -437,7 +437,7 @@ class ResultFacts:
     resembled_error: str = ""
 
 
-EffectKind = Literal["process", "outside", "temporary", "project", "state"]
+EffectKind = Literal["process", "outside", "temporary", "project", "state", "executed"]
 
 
 @dataclass(frozen=True)
@@ -446,12 +446,14 @@ class SideEffect:
     judges it and how severely: ``process`` (processes left running), ``outside`` (writes
     outside the tool's working and temporary directories, whose ``paths`` are named),
     ``temporary`` (files left in a temporary directory), ``project`` (files changed in the
-    project, which another process may have changed) or ``state`` (the worker process's own
-    state: threads, streams, environment, ...)."""
+    project, which another process may have changed), ``state`` (the worker process's own
+    state: threads, streams, environment, ...) or ``executed`` (the kit's canary program ran,
+    with the ``tokens`` of the payloads that named it)."""
 
     kind: EffectKind
     text: str
     paths: tuple[str, ...] = ()
+    tokens: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.text

@@ -11,6 +11,7 @@ from axm_conformance._checks import (
     invalid,
     results,
     schema,
+    security,
     structure,
 )
 from axm_conformance._checks._registry import (
@@ -33,4 +34,4 @@ __all__ = [
     "load_check_plugins",
 ]
 
-del behaviour, clients, guards, hints, invalid, results, schema, structure
+del behaviour, clients, guards, hints, invalid, results, schema, security, structure

@@ -28,6 +28,7 @@ from axm_conformance._engine._caller import Caller, Callers
 from axm_conformance._engine._hints import hints_for
 from axm_conformance._engine._home import Together
 from axm_conformance._engine._inputs import explore, judge_example, judge_mutation, replay, save
+from axm_conformance._engine._payloads import payloads
 from axm_conformance._engine._probes import offline, probe
 from axm_conformance._engine._runs import NotRunnable, Run, Stop, charge
 from axm_conformance._engine._session import Session
@@ -260,6 +261,7 @@ def _call(session: Session, inputs: _Inputs, seed: int) -> None:
     session.phase = "probes"
     probe(session, [example.value for example in inputs.boundary], inputs.mutations)
     offline(session, [example.value for example in inputs.boundary])
+    payloads(session, [example.value for example in inputs.boundary])
 
 
 def _shrink_failures(session: Session) -> None:

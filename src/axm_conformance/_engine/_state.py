@@ -128,6 +128,8 @@ class SessionState:
     deadline: float = math.inf
     exhausted: bool = False
     finished: set[Feed] = field(default_factory=set)
+    # Why a feed made no call where the run cannot make it (no sandbox for payloads, say).
+    unmade: dict[Feed, str] = field(default_factory=dict)
     # The errors calls ended in, by feed: how often each, and one message it came with.
     errors: dict[Feed, Counter[str]] = field(default_factory=dict)
     error_messages: dict[str, str] = field(default_factory=dict)

@@ -132,7 +132,7 @@ def _verdict(run: Run, session: Session, duration: float) -> Outcome:
         # A probe calls a modified copy of the tool: no person can make the same call.
         evidence = _evidence(
             call,
-            callable_by_hand=check.feed.fuzzed,
+            callable_by_hand=check.feed.by_hand,
             in_process=session.subject.offers("in-process"),
         )
         return Outcome(
@@ -194,6 +194,9 @@ def _unjudged(run: Run, session: Session, duration: float) -> Outcome:
             else "nothing to judge: no input breaks the schema in a way the tool could receive"
         )
         return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)
+    if check.feed in session.unmade and not made:
+        unmade = note(f"not judged: {session.unmade[check.feed]}")
+        return Outcome(check.id, check.title, Status.SKIPPED, (unmade,), examples=0)
     if check.feed is OFFLINE and not made:
         nothing = "nothing to judge: the tool served no valid input to send again"
         return Outcome(check.id, check.title, Status.SKIPPED, (note(nothing),), examples=0)

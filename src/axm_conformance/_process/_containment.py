@@ -11,17 +11,33 @@ from __future__ import annotations
 
 import os
 
-from axm_conformance._process.system import _sandbox, _tasks, _trace
+from axm_conformance._process.system import _canary, _sandbox, _tasks, _trace
 from axm_conformance._process.system._platform import as_root
 from axm_conformance._settings import Settings
 
-__all__ = ["contained", "containment", "refusal"]
+__all__ = ["canary", "contained", "containment", "payloads_refused", "refusal"]
 
 
 def contained(settings: Settings) -> bool:
     """Whether tools run in a sandbox in this run (see
     :mod:`axm_conformance._process.system._sandbox`)."""
     return settings.sandbox != "off" and not _sandbox.support()
+
+
+def payloads_refused(settings: Settings) -> str:
+    """Why no payload that runs the kit's canary program is sent in this run ("" when they
+    are): outside a sandbox one that ran would run on this machine (see ``_canary``)."""
+    if not contained(settings):
+        return (
+            "payloads are sent only in a sandbox: one that ran would run on this machine (this "
+            "run has none; see its header)"
+        )
+    return _canary.unusable()
+
+
+def canary(token: str) -> str:
+    """The command line that runs the kit's canary program with ``token``."""
+    return _canary.invocation(token)
 
 
 def containment(settings: Settings) -> str:

@@ -35,7 +35,11 @@ from axm_conformance._observation import (
 from axm_conformance._outcomes import Finding, failure, warning
 from axm_conformance._process.child._exceptions import exception_info
 from axm_conformance._process.child._origin import OwnCode, own_code
-from axm_conformance._process.child._sideeffects import left_in_temporary, written_outside
+from axm_conformance._process.child._sideeffects import (
+    canary_ran,
+    left_in_temporary,
+    written_outside,
+)
 from axm_conformance._process.child._toolstate import ToolState
 from axm_conformance._process.system._sandbox import Sandbox
 from axm_conformance._workdir import Change, Snapshot, snapshot
@@ -81,6 +85,7 @@ __all__ = [
     "Target",
     "ToolProtocol",
     "ToolState",
+    "canary_ran",
     "canonical_json",
     "capabilities",
     "cause",
@@ -523,6 +528,7 @@ GROUPS = (
     "calls",
     "results",
     "behaviour",
+    "security",
     "invalid",
     "guards",
     "concurrency",

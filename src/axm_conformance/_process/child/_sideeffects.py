@@ -30,13 +30,13 @@ from axm_conformance._outcomes import listed
 from axm_conformance._process.child._exceptions import type_name
 from axm_conformance._process.child._lineage import LINEAGE
 from axm_conformance._process.child._toolstate import ToolState
-from axm_conformance._process.system import _sandbox
+from axm_conformance._process.system import _canary, _sandbox
 from axm_conformance._process.system._platform import KIT_THREAD
 from axm_conformance._process.system._proctable import table
 from axm_conformance._process.system._sweep import Started
 from axm_conformance._process.system._trace import bytecode_cache
 
-__all__ = ["Watch", "left_in_temporary", "watch_writes", "written_outside"]
+__all__ = ["Watch", "canary_ran", "left_in_temporary", "watch_writes", "written_outside"]
 
 _STREAMS = ("stdin", "stdout", "stderr")
 _FD_NAMES = ("input", "output", "error")
@@ -96,6 +96,7 @@ class Watch:
             self._processes,
             self._outside,
             self._temporary,
+            self._executed,
         )
         of_state: tuple[Callable[[], list[str]], ...] = (
             self._threads,
@@ -149,6 +150,10 @@ class Watch:
             left = sorted(_entries(directory) - before)
             effects += left_in_temporary([os.path.join(directory, name) for name in left])
         return effects
+
+    def _executed(self) -> list[SideEffect]:
+        # Outside a sandbox /dev/shm is the machine's, and the record anyone's (see _canary).
+        return canary_ran(_canary.ran()) if _sandbox.inside() else []
 
     def _threads(self) -> list[str]:
         left = [
@@ -309,6 +314,14 @@ def written_outside(paths: Sequence[str], refused: bool) -> list[SideEffect]:
         f"({where})"
     )
     return [SideEffect("outside", said, tuple(paths))]
+
+
+def canary_ran(tokens: Sequence[str]) -> list[SideEffect]:
+    """The side effect of the kit's canary program run with ``tokens`` (none without)."""
+    if not tokens:
+        return []
+    said = f"ran the kit's canary program, which only the kit's payloads name ({listed([*tokens])})"
+    return [SideEffect("executed", said, tokens=tuple(tokens))]
 
 
 def _of_state(told: Callable[[], list[str]]) -> list[SideEffect]:

@@ -25,6 +25,7 @@ from axm_conformance.protocols.base import (
     SideEffect,
     SubjectInfo,
     ToolProtocol,
+    canary_ran,
     left_in_temporary,
     result_facts,
     written_outside,
@@ -257,6 +258,7 @@ class McpProtocol(ToolProtocol):
         return (
             *written_outside(value.refused_writes, refused=True),
             *left_in_temporary(value.left_temporary),
+            *canary_ran(value.canary_ran),
         )
 
     def facts(self, value: Any, *, size_limit: int) -> ResultFacts:

@@ -273,6 +273,7 @@ class Connection:
         if self.files is not None:
             self.changed_alone.update(change.path for change in self.files.changes(before))
         session.refused_writes()  # what it tried between calls is no call's
+        session.canary_ran()
         temporary = session.private_temporary()
         try:
             response = session.request("tools/call", params, timeout=_CALL_WAIT)
@@ -299,6 +300,7 @@ class Connection:
             after.digest(),
             refused_writes=tuple(session.refused_writes()),
             left_temporary=tuple(sorted(session.private_temporary() - temporary)),
+            canary_ran=session.canary_ran(),
         )
 
     def close(self) -> None:
@@ -322,8 +324,8 @@ def stderr_tail(size: int = 4096) -> str:
 class Answer:
     """A server's answer to one call: the JSON-RPC response, where the wire was broken, what
     the call changed in the server's working directory and the state it left there, the
-    paths outside it whose write its sandbox refused, and the files it left in its sandbox's
-    private temporary directories."""
+    paths outside it whose write its sandbox refused, the files it left in its sandbox's
+    private temporary directories, and the tokens the kit's canary program ran with there."""
 
     response: dict[str, Any]
     wire_errors: tuple[str, ...] = ()
@@ -332,6 +334,7 @@ class Answer:
     resembled_error: str = ""
     refused_writes: tuple[str, ...] = ()
     left_temporary: tuple[str, ...] = ()
+    canary_ran: tuple[str, ...] = ()
 
 
 class McpTool:

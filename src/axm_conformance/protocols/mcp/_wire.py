@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from axm_conformance._process.system import _trace
+from axm_conformance._process.system import _canary, _trace
 from axm_conformance._process.system._platform import KIT_THREAD
 from axm_conformance._process.system._sandbox import (
     PRIVATE_TEMPORARY,
@@ -557,6 +557,12 @@ class Session:
             with contextlib.suppress(OSError):
                 found.update(os.path.join(directory, name) for name in os.listdir(root + directory))
         return found
+
+    def canary_ran(self) -> tuple[str, ...]:
+        """The tokens the kit's canary program ran with in the server's sandbox since this was
+        last asked (none unconfined: see _canary)."""
+        root = self._sandbox_root()
+        return _canary.ran(root) if root else ()
 
     def _sandbox_root(self) -> str:
         """``/proc/PID/root`` of the sandbox's first process ("" unconfined, or once it ended)."""

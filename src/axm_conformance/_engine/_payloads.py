@@ -1,0 +1,208 @@
+"""The payloads: a valid input with the kit's canary program named in its strings, in each of
+the shell contexts a value may be pasted into, to see whether any of them runs.
+
+A tool that builds a command line from its input (``f"nmap {target}"`` given to a shell) runs
+what its input says once the input leaves the words the tool meant it for. Every string of an
+input the tool was given (and each string property it left out) gets, in one call per context,
+the canary named after the value as that context ends it: a command substitution, a command
+separator, a closing single or double quote, a backquote, a new line. Each place carries a token
+of its own, so the canary's record says which place ran (see ``_canary``).
+
+A tool whose input is a command by design (a shell tool) runs the canary named alone, with no
+context to leave: those places are called once so, and left out of the payloads, noted. A
+payload that ran is made again alone, in the one place that ran it: the finding is that call,
+and a canary that does not run again is not blamed on the tool (``flaky``).
+
+Payloads are sent in a sandbox alone: one that runs would run on the machine, and the canary's
+record would be every tool's at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from axm_conformance._engine._runs import Run, Stop
+from axm_conformance._engine._session import Session
+from axm_conformance._engine._state import MAX_CRASHES
+from axm_conformance._feeds import PAYLOADS, VALID
+from axm_conformance._jsonable import JsonPath, shown_path, strings_in
+from axm_conformance._observation import Observation
+from axm_conformance._outcomes import Finding, note
+from axm_conformance._process._containment import canary, payloads_refused
+
+__all__ = ["CONTEXTS", "payloads"]
+
+# The contexts a value may be pasted into a command line in, and how a payload leaves each to
+# name the canary (``{value}`` the input's own value, ``{canary}`` the canary's command line).
+CONTEXTS: tuple[tuple[str, str], ...] = (
+    ("a command substitution", "{value}$({canary})"),
+    ("a command separator", "{value};{canary};"),
+    ("a closing single quote", "{value}';{canary};'"),
+    ("a closing double quote", '{value}";{canary};"'),
+    ("a backquote", "{value}`{canary}`"),
+    ("a new line", "{value}\n{canary}\n"),
+)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """A string of the input (or a string property it left out, whose value is "")."""
+
+    path: JsonPath
+    value: str
+
+    def __str__(self) -> str:
+        return shown_path(self.path)
+
+
+def payloads(session: Session, examples: list[Any]) -> None:
+    """Send the payloads (see the module) where a sandbox holds them; where none does, or no
+    input the tool was given can carry one, say why its checks are not run."""
+    if not session.feeds(PAYLOADS):
+        return
+    base = _base(session, examples)
+    why = (
+        payloads_refused(session.settings)
+        or ("no valid input is an object to put a payload in" if base is None else "")
+        or (
+            f"its valid calls hung or crashed {MAX_CRASHES} times: a payload would meet the same"
+            if session.crashes.get(VALID, 0) >= MAX_CRASHES
+            else ""
+        )
+    )
+    places = [] if why or base is None else _places(session, base)
+    if not why and not places:
+        why = "no string of a valid input the tool was given can carry a payload and stay valid"
+    if why or base is None:
+        session.unmade[PAYLOADS] = why
+        session.finish(PAYLOADS)
+        return
+    with contextlib.suppress(Stop):
+        _send(session, base, places)
+    session.finish(PAYLOADS)
+
+
+def _send(session: Session, base: dict[str, Any], places: list[_Place]) -> None:
+    runs = [run for run in session.runs if run.check.feed is PAYLOADS]
+    session.go_on(PAYLOADS)
+    plain = _named("axm-plain", _fitting(session, base, places, "{canary}"))
+    if plain:
+        commands = _tokens(session.observe(_filled(base, plain, "{canary}"), PAYLOADS)[0])
+        for token in commands:
+            said = f"the tool runs {plain[token]} as a command by design: no payload is put there"
+            for run in runs:
+                run.notes.append(note(said))
+        places = [place for place in places if place not in {plain[token] for token in commands}]
+        if not places:
+            ran = ", ".join(str(plain[token]) for token in commands)
+            session.unmade[PAYLOADS] = f"every string it takes runs as a command by design ({ran})"
+            return
+    for number, (context, form) in enumerate(CONTEXTS):
+        named = _named(f"axm-{number}", _fitting(session, base, places, form))
+        value = _filled(base, named, form)
+        if not named or not session.context.validator(session.subject.input_schema).is_valid(value):
+            continue
+        session.judge(value, f"payloads leaving {context}", feed=PAYLOADS)
+        for run in runs:
+            if run.failure is not None and run.failure[0].input is value:
+                _alone(session, run, base, named, (context, form))
+
+
+def _alone(
+    session: Session,
+    run: Run,
+    base: dict[str, Any],
+    named: dict[str, _Place],
+    context: tuple[str, str],
+) -> None:
+    """Make a failing payload call again with the payload in the first place that ran alone:
+    the failure is that call, or none when the canary does not run again."""
+    assert run.failure is not None
+    ran = [token for token in _tokens(run.failure[0].observation) if token in named]
+    found: tuple[Finding, ...] = ()
+    if ran:
+        said, form = context
+        label = f"the payload leaving {said} in {named[ran[0]]}, alone"
+        call = session.call(
+            _filled(base, {ran[0]: named[ran[0]]}, form), label, feed=PAYLOADS, repeat=False
+        )
+        found = session.violations(run.check, call)
+    if found:
+        run.failure = (call, found)
+    else:
+        run.failure = None
+        session.unblamed["flaky"] += 1
+
+
+def _named(prefix: str, places: list[_Place]) -> dict[str, _Place]:
+    """Each place with a token of its own."""
+    return {f"{prefix}-{index}": place for index, place in enumerate(places)}
+
+
+def _fitting(
+    session: Session, base: dict[str, Any], places: list[_Place], form: str
+) -> list[_Place]:
+    """The places where ``form`` leaves the input valid."""
+    validator = session.context.validator(session.subject.input_schema)
+    probe = canary("axm-probe")
+    return [
+        place
+        for place in places
+        if validator.is_valid(_put(base, place.path, form.format(value=place.value, canary=probe)))
+    ]
+
+
+def _tokens(observation: Observation) -> tuple[str, ...]:
+    return tuple(
+        token
+        for effect in observation.side_effects
+        if effect.kind == "executed"
+        for token in effect.tokens
+    )
+
+
+def _base(session: Session, examples: list[Any]) -> dict[str, Any] | None:
+    """The input the payloads go into: the shortest valid one the tool served, else the
+    shortest valid example that is an object."""
+    served = [value for value in session.served.inputs if isinstance(value, dict)]
+    objects = [value for value in examples if isinstance(value, dict)]
+    # The shortest, so that a finding's input reads as the payload it carries.
+    return min(served or objects, key=lambda value: len(repr(value)), default=None)
+
+
+def _places(session: Session, base: dict[str, Any]) -> list[_Place]:
+    """The strings of ``base``, and the string properties it leaves out, where a payload of at
+    least one context leaves the input valid."""
+    schema = session.subject.input_schema
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    absent = [
+        _Place((name,), "")
+        for name in (properties if isinstance(properties, dict) else {})
+        if name not in base
+    ]
+    found = [*(_Place(path, value) for path, value in strings_in(base)), *absent]
+    fitting = {place for _, form in CONTEXTS for place in _fitting(session, base, found, form)}
+    return [place for place in found if place in fitting]
+
+
+def _filled(base: dict[str, Any], named: dict[str, _Place], form: str) -> dict[str, Any]:
+    """``base`` with each place of ``named`` given ``form``, naming the canary with its token."""
+    value = base
+    for token, place in named.items():
+        text = form.format(value=place.value, canary=canary(token))
+        value = _put(value, place.path, text)
+    return value
+
+
+def _put(value: Any, path: JsonPath, text: str) -> Any:  # the JSON value's type is kept
+    """A copy of ``value`` with ``text`` at ``path``."""
+    if not path:
+        return text
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _put(value.get(head), rest, text)}
+    copy = list(value)
+    copy[head] = _put(copy[head], rest, text)  # type: ignore[index]
+    return copy
