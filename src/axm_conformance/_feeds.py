@@ -21,7 +21,9 @@ __all__ = [
     "GUARDS",
     "INVALID",
     "OFFLINE",
+    "OPTION_TOKEN",
     "PAYLOADS",
+    "SHELL_TOKEN",
     "VALID",
     "Feed",
 ]
@@ -60,8 +62,11 @@ CRASHING_GUARD = Feed("crashing-guard", probe=True)
 CONCURRENCY = Feed("concurrency", probe=True, scale=10)
 # Valid inputs the tool served, sent again with the tool cut off from the network.
 OFFLINE = Feed("offline", condition="offline", scale=2)
-# Inputs it was given with payloads put into their strings, in a sandbox alone.
+# Inputs it was given with payloads put into their strings, in a sandbox alone; each payload's
+# token starts with what it tests: a string leaving its words for a shell, or read as an option.
 PAYLOADS = Feed("payloads")
+SHELL_TOKEN = "axm-shell"
+OPTION_TOKEN = "axm-option"
 
 FEEDS: dict[str, Feed] = {
     feed.name: feed

@@ -6,6 +6,7 @@ on the worker side by the protocols and read on the kit side by the checks.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -474,9 +475,23 @@ class Observation:
     handler_called: bool | None = None  # None where it cannot be observed
     side_effects: tuple[SideEffect, ...] = ()  # what the call left behind
     # Whether the call changed the files of the tool's working directory (an in-process tool's;
-    # a server's changes are its result's): the same input then meets another world.
+    # a server's changes are its result's): the same input then meets another world; and which.
     world_changed: bool = False
+    changed_files: tuple[str, ...] = ()
     duration: float = 0.0
+
+    def named_by_effects(self) -> frozenset[str]:
+        """What the call's effects name: the tokens the kit's canary program ran with, and the
+        names of the files it changed in its working directory or tried to write outside it
+        (what the payloads of the security checks are told apart by)."""
+        changed = self.result.changes if self.result is not None else ()
+        paths = [
+            *self.changed_files,
+            *(change.path for change in changed),
+            *(path for effect in self.side_effects for path in effect.paths),
+        ]
+        tokens = (token for effect in self.side_effects for token in effect.tokens)
+        return frozenset((*tokens, *(os.path.basename(path) for path in paths)))
 
     def signature(self) -> str:
         """What two calls with the same input must agree on to count as the same outcome."""

@@ -1897,21 +1897,62 @@ CASES = [
     case(
         "no-injected-exec",
         "a payload the tool echoed, never run",
-        call=call(ok(), input={"host": "a$(sh /kit/canary.sh axm-0-0)"}),
+        call=call(ok(), input={"host": "a$(sh /kit/canary.sh axm-shell-0-0)"}),
     ),
     case(
         "no-injected-exec",
         "the canary ran with the token of the nested string that named it",
         failure(
             "the input['hosts'][1] ran as a command past the words the tool put it in: "
-            "'b;sh /kit/canary.sh axm-1-1;' ran the kit's canary program (axm-1-1)"
+            "'b;sh /kit/canary.sh axm-shell-1-1;' ran the kit's canary program (axm-shell-1-1)"
         ),
         call=call(
             dataclasses.replace(
                 ok(),
-                side_effects=(SideEffect("executed", "ran the canary", tokens=("axm-1-1",)),),
+                side_effects=(SideEffect("executed", "ran the canary", tokens=("axm-shell-1-1",)),),
             ),
-            input={"hosts": ["a;sh /kit/canary.sh axm-1-0;", "b;sh /kit/canary.sh axm-1-1;"]},
+            input={
+                "hosts": [
+                    "a;sh /kit/canary.sh axm-shell-1-10;",
+                    "b;sh /kit/canary.sh axm-shell-1-1;",
+                ]
+            },
+        ),
+    ),
+    case(
+        "no-option-injection",
+        "a file named like the whole value, which a file tool writes where it is told",
+        call=call(
+            dataclasses.replace(ok(), changed_files=("--output=axm-option-0-0",)),
+            input={"path": "--output=axm-option-0-0"},
+        ),
+    ),
+    case(
+        "no-option-injection",
+        "a file named by the option's value, on a server that declares itself read-only",
+        failure(
+            "the input['ref'] was read as an option by a program the tool runs: "
+            "'--output=axm-option-0-0' wrote a file named axm-option-0-0 (it declares "
+            "readOnlyHint)"
+        ),
+        subject=subject(annotations={"readOnlyHint": True}),
+        call=call(
+            dataclasses.replace(ok(), changed_files=("repository/axm-option-0-0",)),
+            input={"ref": "--output=axm-option-0-0"},
+        ),
+    ),
+    case(
+        "no-option-injection",
+        "an option that ran the canary",
+        failure("'--upload-pack=sh /kit/canary.sh axm-option-1-0' ran the kit's canary program"),
+        call=call(
+            dataclasses.replace(
+                ok(),
+                side_effects=(
+                    SideEffect("executed", "ran the canary", tokens=("axm-option-1-0",)),
+                ),
+            ),
+            input={"url": "--upload-pack=sh /kit/canary.sh axm-option-1-0"},
         ),
     ),
     case("no-hidden-instructions", "a plain description that addresses the model"),

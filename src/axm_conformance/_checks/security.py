@@ -17,8 +17,8 @@ from typing import Any
 
 from axm_conformance._checks._registry import CheckContext, Found, check
 from axm_conformance._checks.behaviour import effects_unseen
-from axm_conformance._feeds import PAYLOADS
-from axm_conformance._jsonable import shown_path, strings_in
+from axm_conformance._feeds import OPTION_TOKEN, PAYLOADS, SHELL_TOKEN
+from axm_conformance._jsonable import JsonPath, shown_path, strings_in
 from axm_conformance._observation import Call, SubjectInfo
 from axm_conformance._outcomes import warning
 
@@ -34,16 +34,47 @@ __all__: list[str] = []
 )
 def no_injected_exec(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
     """No string of an input is run as a command past the words the tool put it in."""
-    for effect in call.observation.side_effects:
-        if effect.kind != "executed":
-            continue
-        for token in effect.tokens:
-            for path, value in strings_in(call.input):
-                if token in value:
-                    yield (
-                        f"the input{shown_path(path)} ran as a command past the words the tool "
-                        f"put it in: {value!r} ran the kit's canary program ({token})"
-                    )
+    for path, value, token in _took_effect(call, SHELL_TOKEN):
+        yield (
+            f"the input{shown_path(path)} ran as a command past the words the tool put it in: "
+            f"{value!r} ran the kit's canary program ({token})"
+        )
+
+
+@check(
+    "no-option-injection",
+    "security",
+    applies=effects_unseen,
+    considers=("returned", "raised"),
+    feed=PAYLOADS,
+)
+def no_option_injection(subject: SubjectInfo, call: Call, context: CheckContext) -> Found:
+    """No string of an input is read as an option by a program the tool runs."""
+    # A read-only tool that an option makes write breaks its word too.
+    declared = " (it declares readOnlyHint)" if subject.annotations.get("readOnlyHint") else ""
+    for path, value, token in _took_effect(call, OPTION_TOKEN):
+        ran = token in _ran(call)
+        effect = "ran the kit's canary program" if ran else f"wrote a file named {token}{declared}"
+        yield (
+            f"the input{shown_path(path)} was read as an option by a program the tool runs: "
+            f"{value!r} {effect}"
+        )
+
+
+def _took_effect(call: Call, kind: str) -> Iterator[tuple[JsonPath, str, str]]:
+    """The strings of the call's input whose payload of ``kind`` took effect: each with its
+    path and the token its effect named."""
+    named = call.observation.named_by_effects()
+    for path, value in strings_in(call.input):
+        for token in sorted(named):
+            # A token ends where no digit follows: axm-shell-0-1 is not in axm-shell-0-10.
+            if token.startswith(f"{kind}-") and re.search(rf"{re.escape(token)}(?!\d)", value):
+                yield path, value, token
+
+
+def _ran(call: Call) -> set[str]:
+    """The tokens the kit's canary program ran with during the call."""
+    return {token for effect in call.observation.side_effects for token in effect.tokens}
 
 
 # Characters a person does not see: Unicode's tag characters (which spell ASCII invisibly), and

@@ -1,17 +1,22 @@
 """The payloads: a valid input with the kit's canary program named in its strings, in each of
-the shell contexts a value may be pasted into, to see whether any of them runs.
+the shell contexts a value may be pasted into, and its strings made options a program reads, to
+see whether any of them takes effect.
 
 A tool that builds a command line from its input (``f"nmap {target}"`` given to a shell) runs
 what its input says once the input leaves the words the tool meant it for. Every string of an
 input the tool was given (and each string property it left out) gets, in one call per context,
 the canary named after the value as that context ends it: a command substitution, a command
-separator, a closing single or double quote, a backquote, a new line. Each place carries a token
-of its own, so the canary's record says which place ran (see ``_canary``).
+separator, a closing single or double quote, a backquote, a new line. A tool that passes its
+input to a program as an argument of its own, but before the options end (``git log REF``),
+has the program read a value that starts with a dash as an option: every string then becomes,
+in one call per option, an option whose effect the sandbox sees (a file written under the
+payload's token, the canary run). Each place carries a token of its own, so the effect says
+which place it came from (see ``_canary`` and Observation.named_by_effects).
 
 A tool whose input is a command by design (a shell tool) runs the canary named alone, with no
 context to leave: those places are called once so, and left out of the payloads, noted. A
-payload that ran is made again alone, in the one place that ran it: the finding is that call,
-and a canary that does not run again is not blamed on the tool (``flaky``).
+payload that took effect is made again alone, in the one place it came from: the finding is that
+call, and an effect that does not happen again is not blamed on the tool (``flaky``).
 
 Payloads are sent in a sandbox alone: one that runs would run on the machine, and the canary's
 record would be every tool's at once.
@@ -20,19 +25,20 @@ record would be every tool's at once.
 from __future__ import annotations
 
 import contextlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance._engine._runs import Run, Stop
 from axm_conformance._engine._session import Session
 from axm_conformance._engine._state import MAX_CRASHES
-from axm_conformance._feeds import PAYLOADS, VALID
+from axm_conformance._feeds import OPTION_TOKEN, PAYLOADS, SHELL_TOKEN, VALID
 from axm_conformance._jsonable import JsonPath, shown_path, strings_in
 from axm_conformance._observation import Observation
 from axm_conformance._outcomes import Finding, note
 from axm_conformance._process._containment import canary, payloads_refused
 
-__all__ = ["CONTEXTS", "payloads"]
+__all__ = ["CONTEXTS", "OPTIONS", "payloads"]
 
 # The contexts a value may be pasted into a command line in, and how a payload leaves each to
 # name the canary (``{value}`` the input's own value, ``{canary}`` the canary's command line).
@@ -43,6 +49,14 @@ CONTEXTS: tuple[tuple[str, str], ...] = (
     ("a closing double quote", '{value}";{canary};"'),
     ("a backquote", "{value}`{canary}`"),
     ("a new line", "{value}\n{canary}\n"),
+)
+# Options a program reads from an argument that starts with a dash, each with an effect the
+# sandbox sees: a file written under the payload's ``{token}``, or the canary run (git's
+# --output and --upload-pack, ssh's ProxyCommand, which git and scp pass on).
+OPTIONS: tuple[tuple[str, str], ...] = (
+    ("--output", "--output={token}"),
+    ("--upload-pack", "--upload-pack={canary}"),
+    ("-oProxyCommand", "-oProxyCommand={canary}"),
 )
 
 
@@ -89,25 +103,45 @@ def _send(session: Session, base: dict[str, Any], places: list[_Place]) -> None:
     session.go_on(PAYLOADS)
     plain = _named("axm-plain", _fitting(session, base, places, "{canary}"))
     if plain:
-        commands = _tokens(session.observe(_filled(base, plain, "{canary}"), PAYLOADS)[0])
-        for token in commands:
+        ran = _revealed(session.observe(_filled(base, plain, "{canary}"), PAYLOADS)[0], plain)
+        for token in ran:
             said = f"the tool runs {plain[token]} as a command by design: no payload is put there"
             for run in runs:
                 run.notes.append(note(said))
-        places = [place for place in places if place not in {plain[token] for token in commands}]
+        places = [place for place in places if place not in {plain[token] for token in ran}]
         if not places:
-            ran = ", ".join(str(plain[token]) for token in commands)
-            session.unmade[PAYLOADS] = f"every string it takes runs as a command by design ({ran})"
+            commands = ", ".join(str(plain[token]) for token in ran)
+            session.unmade[PAYLOADS] = (
+                f"every string it takes runs as a command by design ({commands})"
+            )
             return
-    for number, (context, form) in enumerate(CONTEXTS):
-        named = _named(f"axm-{number}", _fitting(session, base, places, form))
+    schema = session.subject.input_schema
+    options = [place for place in places if not _takes_options(schema, place)]
+    for place in places:
+        if place not in options:
+            said = f"{place} holds options by name or description: no option is put there"
+            for run in runs:
+                run.notes.append(note(said))
+    kinds = (
+        *(
+            (f"{SHELL_TOKEN}-{number}", f"leaving {said}", form, places)
+            for number, (said, form) in enumerate(CONTEXTS)
+        ),
+        *(
+            (f"{OPTION_TOKEN}-{number}", f"read as {said}", form, options)
+            for number, (said, form) in enumerate(OPTIONS)
+        ),
+    )
+    validator = session.context.validator(schema)
+    for prefix, said, form, where in kinds:
+        named = _named(prefix, _fitting(session, base, where, form))
         value = _filled(base, named, form)
-        if not named or not session.context.validator(session.subject.input_schema).is_valid(value):
+        if not named or not validator.is_valid(value):
             continue
-        session.judge(value, f"payloads leaving {context}", feed=PAYLOADS)
+        session.judge(value, f"payloads {said}", feed=PAYLOADS)
         for run in runs:
             if run.failure is not None and run.failure[0].input is value:
-                _alone(session, run, base, named, (context, form))
+                _alone(session, run, base, named, (said, form))
 
 
 def _alone(
@@ -115,25 +149,46 @@ def _alone(
     run: Run,
     base: dict[str, Any],
     named: dict[str, _Place],
-    context: tuple[str, str],
+    payload: tuple[str, str],
 ) -> None:
-    """Make a failing payload call again with the payload in the first place that ran alone:
-    the failure is that call, or none when the canary does not run again."""
+    """Make a failing payload call again with the payload alone in the first place whose token
+    its effects named: the failure is that call, or none when it does not happen again."""
     assert run.failure is not None
-    ran = [token for token in _tokens(run.failure[0].observation) if token in named]
+    ran = _revealed(run.failure[0].observation, named)
     found: tuple[Finding, ...] = ()
     if ran:
-        said, form = context
-        label = f"the payload leaving {said} in {named[ran[0]]}, alone"
-        call = session.call(
-            _filled(base, {ran[0]: named[ran[0]]}, form), label, feed=PAYLOADS, repeat=False
-        )
+        said, form = payload
+        label = f"the payload {said} in {named[ran[0]]}, alone"
+        # A token of its own: the file the first call wrote under the other one is there now.
+        alone = {f"{ran[0]}-alone": named[ran[0]]}
+        call = session.call(_filled(base, alone, form), label, feed=PAYLOADS, repeat=False)
         found = session.violations(run.check, call)
     if found:
         run.failure = (call, found)
     else:
         run.failure = None
         session.unblamed["flaky"] += 1
+
+
+# What a property that holds a program's options is called, or described as.
+_OPTIONS_WORD = re.compile(r"\b(?:flags?|options?|args?|arguments?|switch(?:es)?)\b", re.IGNORECASE)
+
+
+def _takes_options(schema: Any, place: _Place) -> bool:
+    """Whether the top-level property ``place`` is in says it holds options (``flags``,
+    ``extra_args``, "additional nmap options"): options are its job, as a command is a shell
+    tool's."""
+    name = place.path[0] if place.path else ""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    declared = properties.get(name) if isinstance(properties, dict) else None
+    described = declared.get("description") if isinstance(declared, dict) else None
+    words = f"{name} {described if isinstance(described, str) else ''}".replace("_", " ")
+    return bool(_OPTIONS_WORD.search(words))
+
+
+def _revealed(observation: Observation, named: dict[str, _Place]) -> list[str]:
+    """The tokens of ``named`` that the call's effects name (see Observation.named_by_effects)."""
+    return sorted(named.keys() & observation.named_by_effects())
 
 
 def _named(prefix: str, places: list[_Place]) -> dict[str, _Place]:
@@ -146,21 +201,15 @@ def _fitting(
 ) -> list[_Place]:
     """The places where ``form`` leaves the input valid."""
     validator = session.context.validator(session.subject.input_schema)
-    probe = canary("axm-probe")
     return [
         place
         for place in places
-        if validator.is_valid(_put(base, place.path, form.format(value=place.value, canary=probe)))
+        if validator.is_valid(_put(base, place.path, _payload(form, place, "axm-probe")))
     ]
 
 
-def _tokens(observation: Observation) -> tuple[str, ...]:
-    return tuple(
-        token
-        for effect in observation.side_effects
-        if effect.kind == "executed"
-        for token in effect.tokens
-    )
+def _payload(form: str, place: _Place, token: str) -> str:
+    return form.format(value=place.value, canary=canary(token), token=token)
 
 
 def _base(session: Session, examples: list[Any]) -> dict[str, Any] | None:
@@ -173,8 +222,8 @@ def _base(session: Session, examples: list[Any]) -> dict[str, Any] | None:
 
 
 def _places(session: Session, base: dict[str, Any]) -> list[_Place]:
-    """The strings of ``base``, and the string properties it leaves out, where a payload of at
-    least one context leaves the input valid."""
+    """The strings of ``base``, and the string properties it leaves out, where at least one
+    payload leaves the input valid."""
     schema = session.subject.input_schema
     properties = schema.get("properties") if isinstance(schema, dict) else None
     absent = [
@@ -183,16 +232,16 @@ def _places(session: Session, base: dict[str, Any]) -> list[_Place]:
         if name not in base
     ]
     found = [*(_Place(path, value) for path, value in strings_in(base)), *absent]
-    fitting = {place for _, form in CONTEXTS for place in _fitting(session, base, found, form)}
+    forms = (form for _, form in (*CONTEXTS, *OPTIONS))
+    fitting = {place for form in forms for place in _fitting(session, base, found, form)}
     return [place for place in found if place in fitting]
 
 
 def _filled(base: dict[str, Any], named: dict[str, _Place], form: str) -> dict[str, Any]:
-    """``base`` with each place of ``named`` given ``form``, naming the canary with its token."""
+    """``base`` with each place of ``named`` given ``form``, with its token."""
     value = base
     for token, place in named.items():
-        text = form.format(value=place.value, canary=canary(token))
-        value = _put(value, place.path, text)
+        value = _put(value, place.path, _payload(form, place, token))
     return value
 
 

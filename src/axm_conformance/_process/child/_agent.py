@@ -339,9 +339,14 @@ def _renew_loop(state: ToolState[ToolProtocol]) -> None:
 def _with_side_effects(
     observation: Observation, effects: tuple[SideEffect, ...], workdir: Snapshot | None = None
 ) -> Observation:
-    """The observation carrying ``effects`` as its ``side_effects``, and whether the call
-    changed the working directory it found as ``workdir``."""
-    changed = workdir is not None and bool(workdir.changes(snapshot(workdir.root, workdir)))
-    if effects or changed:
-        return dataclasses.replace(observation, side_effects=effects, world_changed=changed)
+    """The observation carrying ``effects`` as its ``side_effects``, and whether (and which
+    files) the call changed of the working directory it found as ``workdir``."""
+    changes = workdir.changes(snapshot(workdir.root, workdir)) if workdir is not None else ()
+    if effects or changes:
+        return dataclasses.replace(
+            observation,
+            side_effects=effects,
+            world_changed=bool(changes),
+            changed_files=tuple(change.path for change in changes),
+        )
     return observation
