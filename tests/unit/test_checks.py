@@ -32,7 +32,7 @@ from axm_conformance._outcomes import Finding, Severity, failure, not_run, note,
 from axm_conformance._settings import Settings
 from axm_conformance._workdir import Change
 from axm_conformance.protocols import capabilities
-from axm_conformance.protocols.mcp import McpProtocol, ServerFacts
+from axm_conformance.protocols.mcp import McpProtocol, Relisting, ServerFacts
 from axm_conformance.protocols.mcp._auth_probe import AuthFacts, Discovered
 from axm_conformance.protocols.mcp._http import Answered
 from axm_conformance.protocols.mcp._http_probe import Cancelled, HttpFacts, StreamFacts
@@ -233,6 +233,10 @@ HANDSHAKEN = ServerFacts(
     capabilities={"tools": {}},
     listings=(("word_count", "shout"), ("word_count", "shout")),
     exited=True,
+    relistings=(
+        Relisting("client", "in a new session, as the client 'claude-ai'"),
+        Relisting("call", 'after a call of word_count with {"text":""}'),
+    ),
 )
 
 
@@ -443,6 +447,70 @@ CASES = [
         "two listings in different orders",
         failure("first ['word_count', 'shout'], then ['shout', 'word_count']"),
         subject=server(listings=(("word_count", "shout"), ("shout", "word_count"))),
+    ),
+    case(
+        "listing-unconditional",
+        "the same for a well-known client and after a call",
+        subject=server(),
+    ),
+    case(
+        "listing-unconditional",
+        "another description for a well-known client than for the kit",
+        failure(
+            "the tools listed as the client 'claude-ai' differ from those listed to the kit, in "
+            "a new session as in the first: shout's description changed"
+        ),
+        subject=server(
+            relistings=(
+                Relisting(
+                    "client",
+                    "in a new session, as the client 'claude-ai'",
+                    ("shout's description changed",),
+                ),
+                Relisting("kit", "in a new session, as the kit"),
+                Relisting("call", 'after a call of word_count with {"text":""}'),
+            )
+        ),
+    ),
+    case(
+        "listing-unconditional",
+        "a tool gone after a call, with and without listChanged declared",
+        failure('the tools listed changed after a call of shout with {"text":""}: word_count gone'),
+        subject=server(
+            relistings=(
+                Relisting("client", "in a new session, as the client 'claude-ai'"),
+                Relisting("call", 'after a call of shout with {"text":""}', ("word_count gone",)),
+            )
+        ),
+    ),
+    case(
+        "listing-unconditional",
+        "a tool added after a call by a server that declares listChanged",
+        warning("it declares tools.listChanged, which lets a server change its tools"),
+        subject=server(
+            capabilities={"tools": {"listChanged": True}},
+            relistings=(
+                Relisting("client", "in a new session, as the client 'claude-ai'"),
+                Relisting("call", 'after a call of shout with {"text":""}', ("echo added",)),
+            ),
+        ),
+    ),
+    case(
+        "listing-unconditional",
+        "a listing that differs in every new session",
+        failure(
+            "the tools listed changed in a new session, as the kit: shout's inputSchema changed"
+        ),
+        subject=server(
+            relistings=(
+                Relisting(
+                    "client",
+                    "in a new session, as the client 'claude-ai'",
+                    ("shout's inputSchema changed",),
+                ),
+                Relisting("kit", "in a new session, as the kit", ("shout's inputSchema changed",)),
+            )
+        ),
     ),
     case("unknown-tool-refused", "invalid params", subject=server()),
     case(

@@ -11,7 +11,11 @@ input to a program as an argument of its own, but before the options end (``git 
 has the program read a value that starts with a dash as an option: every string then becomes,
 in one call per option, an option whose effect the sandbox sees (a file written under the
 payload's token, the canary run). Each place carries a token of its own, so the effect says
-which place it came from (see ``_canary`` and Observation.named_by_effects).
+which place it came from (see ``_canary`` and Observation.named_by_effects). A place the tool
+needs as it was (a repository's path beside a diff's target) gets a call refused, and every
+payload beside it unread: where there are several places, each family's first payload (the
+command substitution, ``--output``) goes into each place alone first, and the places where the
+tool refused it are left out of the calls that fill every place.
 
 A tool whose input is a command by design (a shell tool) runs the canary named alone, with no
 context to leave: those places are called once so, and left out of the payloads, noted. A
@@ -34,7 +38,7 @@ from axm_conformance._engine._session import Session
 from axm_conformance._engine._state import MAX_CRASHES
 from axm_conformance._feeds import OPTION_TOKEN, PAYLOADS, SHELL_TOKEN, VALID
 from axm_conformance._jsonable import JsonPath, shown_path, strings_in
-from axm_conformance._observation import Observation
+from axm_conformance._observation import Call, Observation
 from axm_conformance._outcomes import Finding, note
 from axm_conformance._process._containment import canary, payloads_refused
 
@@ -76,7 +80,7 @@ def payloads(session: Session, examples: list[Any]) -> None:
     input the tool was given can carry one, say why its checks are not run."""
     if not session.feeds(PAYLOADS):
         return
-    base = _base(session, examples)
+    base, served = _base(session, examples)
     why = (
         payloads_refused(session.settings)
         or ("no valid input is an object to put a payload in" if base is None else "")
@@ -94,11 +98,11 @@ def payloads(session: Session, examples: list[Any]) -> None:
         session.finish(PAYLOADS)
         return
     with contextlib.suppress(Stop):
-        _send(session, base, places)
+        _send(session, base, served, places)
     session.finish(PAYLOADS)
 
 
-def _send(session: Session, base: dict[str, Any], places: list[_Place]) -> None:
+def _send(session: Session, base: dict[str, Any], served: bool, places: list[_Place]) -> None:
     runs = [run for run in session.runs if run.check.feed is PAYLOADS]
     session.go_on(PAYLOADS)
     plain = _named("axm-plain", _fitting(session, base, places, "{canary}"))
@@ -122,26 +126,52 @@ def _send(session: Session, base: dict[str, Any], places: list[_Place]) -> None:
             said = f"{place} holds options by name or description: no option is put there"
             for run in runs:
                 run.notes.append(note(said))
-    kinds = (
-        *(
-            (f"{SHELL_TOKEN}-{number}", f"leaving {said}", form, places)
-            for number, (said, form) in enumerate(CONTEXTS)
-        ),
-        *(
-            (f"{OPTION_TOKEN}-{number}", f"read as {said}", form, options)
-            for number, (said, form) in enumerate(OPTIONS)
-        ),
-    )
-    validator = session.context.validator(schema)
-    for prefix, said, form, where in kinds:
-        named = _named(prefix, _fitting(session, base, where, form))
-        value = _filled(base, named, form)
-        if not named or not validator.is_valid(value):
-            continue
-        session.judge(value, f"payloads {said}", feed=PAYLOADS)
-        for run in runs:
-            if run.failure is not None and run.failure[0].input is value:
-                _alone(session, run, base, named, (said, form))
+    shell = [
+        (f"{SHELL_TOKEN}-{number}", f"leaving {said}", form, places)
+        for number, (said, form) in enumerate(CONTEXTS)
+    ]
+    option = [
+        (f"{OPTION_TOKEN}-{number}", f"read as {said}", form, options)
+        for number, (said, form) in enumerate(OPTIONS)
+    ]
+    rest = [*shell, *option]
+    # A place the tool needs as it was (a file's path, a repository) gets the call refused with a
+    # payload in it, and every payload beside it goes unread: each family's first payload goes
+    # into each place alone, and the places where that was refused are left out of the others.
+    fragile: set[_Place] = set()
+    if len(places) > 1:
+        for prefix, said, form, where in (shell[0], option[0]):
+            rest.remove((prefix, said, form, where))
+            for token, place in _named(prefix, _fitting(session, base, where, form)).items():
+                call = _payload_call(session, runs, base, {token: place}, said, form)
+                refused = call is not None and not session.subject.result.served(call.observation)
+                if served and refused:
+                    fragile.add(place)
+    for prefix, said, form, where in rest:
+        sturdy = [place for place in where if place not in fragile]
+        _payload_call(
+            session, runs, base, _named(prefix, _fitting(session, base, sturdy, form)), said, form
+        )
+
+
+def _payload_call(
+    session: Session,
+    runs: list[Run],
+    base: dict[str, Any],
+    named: dict[str, _Place],
+    said: str,
+    form: str,
+) -> Call | None:
+    """The call with the payload ``form`` in each place of ``named``, judged (None when there
+    is no place, or the input would not be valid); one that fails is made again alone."""
+    value = _filled(base, named, form)
+    if not named or not session.context.validator(session.subject.input_schema).is_valid(value):
+        return None
+    call = session.judge(value, f"payloads {said}", feed=PAYLOADS)
+    for run in runs:
+        if run.failure is not None and run.failure[0].input is value:
+            _alone(session, run, base, named, (said, form))
+    return call
 
 
 def _alone(
@@ -212,13 +242,14 @@ def _payload(form: str, place: _Place, token: str) -> str:
     return form.format(value=place.value, canary=canary(token), token=token)
 
 
-def _base(session: Session, examples: list[Any]) -> dict[str, Any] | None:
-    """The input the payloads go into: the shortest valid one the tool served, else the
-    shortest valid example that is an object."""
+def _base(session: Session, examples: list[Any]) -> tuple[dict[str, Any] | None, bool]:
+    """The input the payloads go into, and whether the tool served it: the shortest valid one
+    it served, else the shortest valid example that is an object."""
     served = [value for value in session.served.inputs if isinstance(value, dict)]
     objects = [value for value in examples if isinstance(value, dict)]
     # The shortest, so that a finding's input reads as the payload it carries.
-    return min(served or objects, key=lambda value: len(repr(value)), default=None)
+    shortest = min(served or objects, key=lambda value: len(repr(value)), default=None)
+    return shortest, bool(served)
 
 
 def _places(session: Session, base: dict[str, Any]) -> list[_Place]:

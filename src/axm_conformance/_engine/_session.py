@@ -93,14 +93,14 @@ class Session(SessionState):
         feed: Feed = VALID,
         source: str = "generated",
         before: tuple[Step, ...] = (),
-    ) -> None:
+    ) -> Call | None:
         """Make one call and let every check fed by ``feed`` judge it; ``source`` says where
         the input came from (see _strategies.SOURCES), ``before`` the calls of other tools
-        just made to prepare it."""
+        just made to prepare it. The call made (None when none was)."""
         runs = [run for run in self.runs if run.check.feed == feed]
         # An input replayed from the database is not sent alone again; after other tools it is.
         if not runs or (not before and (feed, repr(value)) in self.replayed):
-            return
+            return None
         self.go_on(feed)
         repeat = any(run.check.repeats for run in runs)
         world = (
@@ -114,6 +114,7 @@ class Session(SessionState):
         held = Held(call, source, started)
         for settled in self.pace(held) if feed is VALID else [held]:
             self.account(settled, feed, runs)
+        return call
 
     def account(self, held: Held, feed: Feed, runs: list[Run]) -> None:
         """Let every check fed by ``feed`` judge a call, and count it."""

@@ -20,7 +20,7 @@ through the same public interfaces a third party uses. Its parts:
 The core knows none of these: no check outside this package reads the wire.
 """
 
-from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._facts import Relisting, ServerFacts
 from axm_conformance.protocols.mcp._protocol import McpProtocol
 
-__all__ = ["McpProtocol", "ServerFacts"]
+__all__ = ["McpProtocol", "Relisting", "ServerFacts"]

@@ -241,6 +241,52 @@ def tools_list_stable(subject: SubjectInfo, context: CheckContext) -> Found:
         yield f"two listings differ: first {first}, then {second}"
 
 
+def _listed_again(subject: SubjectInfo) -> str | Finding | None:
+    """Why the tools were not listed again: no handshake, no tools, or no second session."""
+    facts = _facts(subject)
+    if facts.started or facts.relistings:
+        return _answered(subject)
+    if facts.listing_error or not any(facts.listings):
+        return "the server listed no tools to list again"
+    why = facts.calls_ended or "it was not started again"
+    return not_run(f"not run: the server's tools were not listed again: {why}")
+
+
+@check("listing-unconditional", "server", applies=_listed_again, subject="server")
+def listing_unconditional(subject: SubjectInfo, context: CheckContext) -> Found:
+    """The tools listed are the same for every client, after every call, in every session."""
+    facts = _facts(subject)
+    relistings = list(facts.relistings)
+    # Listed to a well-known client first; when that differed, to the kit in a session of its
+    # own: the same as the first, the client's name changed the listing; different too, any
+    # new session does, which the kit's says.
+    kit = [relisting for relisting in relistings if relisting.by == "kit"]
+    if kit:
+        client = next(relisting for relisting in relistings if relisting.by == "client")
+        relistings.remove(client)
+    if kit and not kit[0].differences:
+        relistings.remove(kit[0])
+        yield (
+            f"the tools listed {client.after.removeprefix('in a new session, ')} differ from "
+            f"those listed to the kit, in a new session as in the first: "
+            f"{'; '.join(client.differences)}; a client sees tools the kit did not certify"
+        )
+    declared = (facts.capabilities.get("tools") or {}).get("listChanged") is True
+    for relisting in relistings:
+        if not relisting.differences:
+            continue
+        said = f"the tools listed changed {relisting.after}: {'; '.join(relisting.differences)}"
+        if relisting.by == "call" and declared:
+            # MCP lets such a server change its tools (and say so); what a person approved may
+            # then do something else.
+            yield warning(
+                f"{said}; it declares tools.listChanged, which lets a server change its tools, "
+                "but what a person approved may now do something else"
+            )
+        else:
+            yield said
+
+
 @check("unknown-tool-refused", "server", applies=_answered, subject="server")
 def unknown_tool_refused(subject: SubjectInfo, context: CheckContext) -> Found:
     """A call of a tool the server does not list is answered with the error invalid params."""

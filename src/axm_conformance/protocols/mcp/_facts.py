@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from axm_conformance.protocols.mcp._http_probe import HttpFacts
 
-__all__ = ["ServerFacts", "hidden_by_sandbox", "last_said"]
+__all__ = ["Relisting", "ServerFacts", "hidden_by_sandbox", "last_said"]
 
 
 def last_said(stderr_tail: str) -> str:
@@ -27,6 +27,18 @@ def hidden_by_sandbox(paths: tuple[str, ...] | list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class Relisting:
+    """The server's tools listed again after what must not change them (``by``: a new session
+    under a well-known ``client``'s name or the ``kit``'s, or a ``call`` of a tool; ``after``
+    says it in words), and what differed from the listing before it: tools added or gone,
+    members of a tool changed."""
+
+    by: Literal["client", "kit", "call"]
+    after: str
+    differences: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServerFacts:
     """A tool server as a whole, seen in a session of its own: how it answered the handshake,
     what it listed, what it wrote, and how it ended when its input closed.
@@ -39,13 +51,17 @@ class ServerFacts:
     version. ``exited`` says whether the server exited within ``exit_grace`` seconds of its
     input closing (None when it never started), ``leftovers`` the processes it left running.
 
-    Once it exited so, it is started again, each tool it listed is called once, and it is closed
-    the same way: ``called`` names the tools that answered, ``exited_after_calls`` and
-    ``leftovers_after_calls`` say how it ended then (None and () when that session was not
-    closed so), and ``calls_ended`` why that session ended before (a call that hung or killed
-    the server, a handshake not answered again; "" when it did not); for a protected resource
-    of the kit's authorization server, ``passed_through_on_calls`` the requests its upstream API
-    got then that carried one of the kit's tokens.
+    Then it is started again and each tool it listed is called once; once it exited so, that
+    session is closed the same way: ``called`` names the tools that answered,
+    ``exited_after_calls`` and ``leftovers_after_calls`` say how it ended then (None and () when
+    that session was not closed so), and ``calls_ended`` why that session ended before (a call
+    that hung or killed the server, a handshake not answered again; "" when it did not); for a
+    protected resource of the kit's authorization server, ``passed_through_on_calls`` the
+    requests its upstream API got then that carried one of the kit's tokens.
+
+    ``relistings`` are the listings that session made: as it began, under a well-known
+    client's name (and, when that one differed, in a third session under the kit's), and after
+    each call.
 
     ``ended_on_probe`` says the server ended when first asked ``server/discover`` (it was
     started again for ``initialize``); ``ping`` how it answered ``ping`` ("" with the empty
@@ -84,6 +100,7 @@ class ServerFacts:
     leftovers_after_calls: tuple[str, ...] = ()
     calls_ended: str = ""
     passed_through_on_calls: tuple[str, ...] = ()
+    relistings: tuple[Relisting, ...] = ()
     refused_writes: tuple[str, ...] = ()
     started_alone: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from axm_conformance.protocols.mcp._versions import (
-    CLIENT_INFO,
     CURRENT,
     LEGACY,
     META,
@@ -52,7 +51,7 @@ def connect(session: Session, known: Handshake | None = None) -> Handshake:
     ended = ""
     try:
         answer: dict[str, Any] | None = session.request(
-            "server/discover", {"_meta": current_meta()}
+            "server/discover", {"_meta": current_meta(session.client)}
         )
     except ServerGone as exc:
         # A server of an older version may end on a method it does not know: it is started
@@ -107,7 +106,7 @@ def connect(session: Session, known: Handshake | None = None) -> Handshake:
 def _initialize(session: Session, probe: str, ended_on_probe: bool = False) -> Handshake:
     """The handshake of the versions before 2026-07-28: ``initialize``, offering the newest of
     them, then ``notifications/initialized``."""
-    offer = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": CLIENT_INFO}
+    offer = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": session.client}
     reply = session.request("initialize", offer, timeout=session.start_allowance)
     result = reply.get("result")
     if not isinstance(result, dict):

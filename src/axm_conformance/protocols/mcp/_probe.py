@@ -11,12 +11,12 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from axm_conformance._process.system._proctable import ancestors, table
 from axm_conformance._process.system._sweep import live_descendants
 from axm_conformance.protocols.base import canonical_json
-from axm_conformance.protocols.mcp._facts import ServerFacts
+from axm_conformance.protocols.mcp._facts import Relisting, ServerFacts
 from axm_conformance.protocols.mcp._handshake import Handshake, connect
 from axm_conformance.protocols.mcp._http_probe import HttpFacts, observe_http
 from axm_conformance.protocols.mcp._server import (
@@ -27,7 +27,7 @@ from axm_conformance.protocols.mcp._server import (
     server_env,
     start_allowance,
 )
-from axm_conformance.protocols.mcp._versions import CURRENT, INVALID_PARAMS
+from axm_conformance.protocols.mcp._versions import CURRENT, INVALID_PARAMS, WELL_KNOWN_CLIENT
 from axm_conformance.protocols.mcp._wire import Session, WireError
 
 __all__ = ["probe"]
@@ -158,14 +158,14 @@ def probe(server: McpServer) -> ServerFacts:
     alone = {pid: now[pid] for pid in sorted(running - at_handshake)} if at_handshake else {}
     exited, _ = session.close(grace=_EXIT_GRACE)
     left = {**_left_behind(before, running), **session.survivors}
-    # A server that already lingers fresh would only cost another grace to say so again.
     after = _AfterCalls()
-    # Its tools are called once more where how it then exits is judged, or where an upstream
-    # API it was given listens for a token it passes on.
+    # Its tools are called once more, listed again as they are; how it then exits is judged
+    # where it exited fresh (one that already lingers fresh would only cost another grace to
+    # say so again), or where an upstream API it was given listens for a token it passes on.
     upstream = http is not None and http.auth is not None and bool(http.auth.upstream)
-    if (exited or upstream) and tools:
-        assert handshake is not None
-        after = _closed_after_calls(server, tools, set(left.values()), handshake)
+    if tools and handshake is not None and not listing_error:
+        judged = bool(exited or upstream)
+        after = _closed_after_calls(server, tools, set(left.values()), handshake, judged)
     return ServerFacts(
         started=failure if handshake is None else "",
         version=handshake.version if handshake else "",
@@ -188,6 +188,7 @@ def probe(server: McpServer) -> ServerFacts:
         leftovers_after_calls=after.leftovers,
         calls_ended=after.ended,
         passed_through_on_calls=after.passed_through,
+        relistings=after.relistings,
         refused_writes=tuple(session.refused_writes()),
         started_alone=_said(alone),
         hidden=tuple(session.hidden(failure, *session.stderr)) if handshake is None else (),
@@ -204,15 +205,21 @@ class _AfterCalls:
     leftovers: tuple[str, ...] = ()
     ended: str = ""
     passed_through: tuple[str, ...] = ()
+    relistings: tuple[Relisting, ...] = ()
 
 
 def _closed_after_calls(
-    server: McpServer, tools: list[dict[str, Any]], named: set[str], handshake: Handshake
+    server: McpServer,
+    tools: list[dict[str, Any]],
+    named: set[str],
+    handshake: Handshake,
+    judged: bool,
 ) -> _AfterCalls:
-    """Start the server again, call each tool once with a valid input, and close its stdin: a
-    tool may leave running what keeps the server from exiting (a thread, a child). A process
-    left behind whose command line is ``named`` already (left by a fresh session) is not said
-    again.
+    """Start the server again as a well-known client, list its tools, call each once with a
+    valid input, listing them again after each call, and close its stdin: a tool may leave
+    running what keeps the server from exiting (a thread, a child). Where how it ends is not
+    ``judged``, it is given no grace. A process left behind whose command line is ``named``
+    already (left by a fresh session) is not said again.
 
     Each call is bounded by the server's timeout; one that is not answered, or that ends the
     server, ends the session, which is then not judged by how it ends. The server is spoken to
@@ -220,14 +227,18 @@ def _closed_after_calls(
     inputs = _valid_inputs(tools)
     before = set(live_descendants(os.getpid()))
     session = _own_session(server)
+    session.client = dict(WELL_KNOWN_CLIENT)
     called: list[str] = []
+    relistings: list[Relisting] = []
     ended = ""
     try:
         session.start()
         connect(session, known=handshake)
-    except WireError as exc:
-        ended = f"the server did not answer the handshake again: {exc}"
-    else:
+        client = f"in a new session, as the client {WELL_KNOWN_CLIENT['name']!r}"
+        listed = _relisted(session, tools, "client", client, relistings)
+        if relistings[-1].differences:
+            # Another client's name, or any new session: a session as the kit tells which.
+            relistings.append(_as_the_kit(server, tools, handshake))
         for name, arguments in inputs.items():
             try:
                 session.request("tools/call", {"name": name, "arguments": arguments})
@@ -236,15 +247,80 @@ def _closed_after_calls(
                 ended = f"calling {name} with {shown} ended the session: {exc}"
                 break
             called.append(name)
+            shown = canonical_json(arguments)[:200]
+            after = f"after a call of {name} with {shown}"
+            listed = _relisted(session, listed, "call", after, relistings)
+    except WireError as exc:
+        ended = ended or f"the server did not answer the handshake or a listing again: {exc}"
     running = set(_started_since(before))
     passed = session.authority.passed_through() if session.authority is not None else ()
-    exited, _ = session.close(grace=CLOSE_GRACE if ended else _EXIT_GRACE)
+    exited, _ = session.close(grace=_EXIT_GRACE if judged and not ended else CLOSE_GRACE)
     # Whatever it left is ended either way; a server killed on a hung call is not to blame.
     left = {**_left_behind(before, running), **session.survivors}
-    if ended:
-        return _AfterCalls(tuple(called), ended=ended, passed_through=passed)
+    if ended or not judged:
+        return _AfterCalls(
+            tuple(called), ended=ended, passed_through=passed, relistings=tuple(relistings)
+        )
     new = {pid: line for pid, line in left.items() if line not in named}
-    return _AfterCalls(tuple(called), exited, _said(new), passed_through=passed)
+    return _AfterCalls(
+        tuple(called), exited, _said(new), passed_through=passed, relistings=tuple(relistings)
+    )
+
+
+def _relisted(
+    session: Session,
+    before: list[dict[str, Any]],
+    by: Literal["client", "call"],
+    after: str,
+    relistings: list[Relisting],
+) -> list[dict[str, Any]]:
+    """List the tools again (``by`` and ``after`` say after what) and keep how they differ from
+    ``before``; the tools listed (those before, when the listing did not complete)."""
+    tools, error = listing(session)
+    if error:
+        return before
+    relistings.append(Relisting(by, after, _differences(before, tools)))
+    return tools
+
+
+def _as_the_kit(server: McpServer, tools: list[dict[str, Any]], handshake: Handshake) -> Relisting:
+    """The tools listed in a session of their own under the kit's name, against ``tools``."""
+    session = _own_session(server)
+    try:
+        session.start()
+        connect(session, known=handshake)
+        again, error = listing(session)
+    except WireError as exc:
+        again, error = tools, str(exc)
+    finally:
+        session.close(grace=CLOSE_GRACE)
+    differences = () if error else _differences(tools, again)
+    return Relisting("kit", "in a new session, as the kit", differences)
+
+
+def _differences(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> tuple[str, ...]:
+    """How the tools ``after`` differ from those ``before``: each tool gone or added, and the
+    members (its description, its schemas, its annotations, ...) changed of each other; its
+    ``_meta``, which is for clients rather than the model, aside."""
+    first, then = _by_name(before), _by_name(after)
+    gone = [f"{name} gone" for name in first if name not in then]
+    added = [f"{name} added" for name in then if name not in first]
+    changed = [
+        f"{name}'s {', '.join(members)} changed"
+        for name in first.keys() & then.keys()
+        if (
+            members := sorted(
+                key
+                for key in first[name].keys() | then[name].keys()
+                if key != "_meta" and first[name].get(key) != then[name].get(key)
+            )
+        )
+    ]
+    return (*gone, *added, *sorted(changed))
+
+
+def _by_name(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {str(tool.get("name")): tool for tool in tools}
 
 
 def _valid_inputs(tools: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -33,6 +33,9 @@ _SINCE = {
     "structuredContent": "2025-06-18",
 }
 CLIENT_INFO = {"name": "axm-conformance", "version": "1"}
+# How a well-known client names itself (Claude Desktop's clientInfo): a server that lists other
+# tools to it than to the kit shows the kit something else than what it shows users.
+WELL_KNOWN_CLIENT = {"name": "claude-ai", "version": "0.1.0"}
 # The 2026-07-28 names of the metadata every request carries.
 META = "io.modelcontextprotocol/"
 # A modern server that does not speak the requested version says so with this code; a client
@@ -52,9 +55,9 @@ def has(version: str, member: str) -> bool:
     return VERSIONS.index(version) >= VERSIONS.index(first)
 
 
-def current_meta() -> dict[str, Any]:
+def current_meta(client: dict[str, str] = CLIENT_INFO) -> dict[str, Any]:
     return {
         f"{META}protocolVersion": CURRENT,
-        f"{META}clientInfo": CLIENT_INFO,
+        f"{META}clientInfo": client,
         f"{META}clientCapabilities": {},
     }

@@ -67,7 +67,13 @@ from axm_conformance.protocols.mcp._http import (
 )
 from axm_conformance.protocols.mcp._lines import UNREADABLE, parse, shortened
 from axm_conformance.protocols.mcp._schema import schema_errors
-from axm_conformance.protocols.mcp._versions import CURRENT, LEGACY, STATEFUL, current_meta
+from axm_conformance.protocols.mcp._versions import (
+    CLIENT_INFO,
+    CURRENT,
+    LEGACY,
+    STATEFUL,
+    current_meta,
+)
 
 __all__ = [
     "CannotStart",
@@ -164,6 +170,8 @@ class Session:
     _refused_when_closed: list[str] = field(default_factory=list)
     _tasks: TaskGroup | None = None
     transport: Transport = STDIO
+    # Who the kit says it is, at initialize and in each request's _meta (2026-07-28).
+    client: dict[str, str] = field(default_factory=lambda: dict(CLIENT_INFO))
     _http: HttpWire | None = None
     _relay_dir: str = ""
     # A protected resource's authorization server (``{issuer}``), and what a client with no
@@ -400,7 +408,7 @@ class Session:
         request_id = next(self._ids)
         params = dict(params or {})
         if self.version == CURRENT:
-            params["_meta"] = {**params.get("_meta", {}), **current_meta()}
+            params["_meta"] = {**params.get("_meta", {}), **current_meta(self.client)}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
