@@ -379,9 +379,11 @@ def test_stats_report_examples_sources_discards_and_keywords(pytester: pytest.Py
             "0 invalid inputs, * discarded",
             "    guards-enforced: * examples, 0 invalid inputs, 0 discarded; keywords: none",
             "    invalid-input-handled: * examples (* boundary, *), * invalid inputs, 0 discarded*",
+            "    no-injected-exec: * examples, 0 invalid inputs, 0 discarded; keywords: none",
         ]
     )
-    assert result.stdout.str().count("keywords: none") == 3  # the probes: guards and limit
+    # The probes (guards and limit) and the payloads (no-injected-exec, no-option-injection).
+    assert result.stdout.str().count("keywords: none") == 5
 
 
 def test_xdist_gives_the_same_outcomes_and_one_certificate(pytester: pytest.Pytester) -> None:
@@ -445,7 +447,7 @@ def test_xdist_workers_take_the_tools_as_the_controller_described_them(
     result = run(
         pytester, "--axm-tool=counted:shout", "--axm-examples=5", "-n", "2", "--axm-sandbox=off"
     )
-    result.assert_outcomes(passed=25, skipped=15)
+    result.assert_outcomes(passed=26, skipped=17)
     # Loaded once to be described (by the controller), once to be certified: the xdist workers
     # do not load every tool again to describe it.
     assert (pytester.path / "imports.log").read_text().count("imported") == 2
