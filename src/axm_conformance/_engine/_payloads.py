@@ -6,7 +6,7 @@ A tool that builds a command line from its input (``f"nmap {target}"`` given to 
 what its input says once the input leaves the words the tool meant it for. Every string of an
 input the tool was given (and each string property it left out) gets, in one call per context,
 the canary named after the value as that context ends it: a command substitution, a command
-separator, a closing single or double quote, a backquote, a new line. A tool that passes its
+separator, a closing single or double quote. A tool that passes its
 input to a program as an argument of its own, but before the options end (``git log REF``),
 has the program read a value that starts with a dash as an option: every string then becomes,
 in one call per option, an option whose effect the sandbox sees (a file written under the
@@ -45,22 +45,22 @@ from axm_conformance._process._containment import canary, payloads_refused
 __all__ = ["CONTEXTS", "OPTIONS", "payloads"]
 
 # The contexts a value may be pasted into a command line in, and how a payload leaves each to
-# name the canary (``{value}`` the input's own value, ``{canary}`` the canary's command line).
+# name the canary (``{value}`` the input's own value, ``{canary}`` the canary's command line): a
+# substitution runs unquoted and in double quotes (a backquote's does the same), a separator
+# where the substitution's characters are taken out, and a closing quote each where a value is
+# quoted and what it holds escaped.
 CONTEXTS: tuple[tuple[str, str], ...] = (
     ("a command substitution", "{value}$({canary})"),
     ("a command separator", "{value};{canary};"),
     ("a closing single quote", "{value}';{canary};'"),
     ("a closing double quote", '{value}";{canary};"'),
-    ("a backquote", "{value}`{canary}`"),
-    ("a new line", "{value}\n{canary}\n"),
 )
 # Options a program reads from an argument that starts with a dash, each with an effect the
-# sandbox sees: a file written under the payload's ``{token}``, or the canary run (git's
-# --output and --upload-pack, ssh's ProxyCommand, which git and scp pass on).
+# sandbox sees: a file written under the payload's ``{token}`` (git's and sort's --output), or
+# the canary run (git's --upload-pack).
 OPTIONS: tuple[tuple[str, str], ...] = (
     ("--output", "--output={token}"),
     ("--upload-pack", "--upload-pack={canary}"),
-    ("-oProxyCommand", "-oProxyCommand={canary}"),
 )
 
 
