@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-import venv
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -91,11 +90,30 @@ def install_npm(folder: Path, packages: list[str]) -> None:
 
 
 def install_pip(environment: Path, requirements: list[str]) -> None:
-    python = environment / "bin" / "python"
-    if python.exists():
+    """``requirements`` in a virtual environment of their own at ``environment``; one whose
+    installation did not finish is made again."""
+    finished = environment / ".installed"
+    if finished.exists():
         return
-    venv.create(environment, with_pip=True)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", *requirements], check=True)
+    shutil.rmtree(environment, ignore_errors=True)
+    python = environment / "bin" / "python"
+    run_shown([sys.executable, "-m", "venv", str(environment)])
+    run_shown([str(python), "-m", "pip", "install", "-q", *requirements])
+    finished.touch()
+
+
+def run_shown(command: list[str]) -> None:
+    """Run ``command``; where it fails, once more (a CI machine's installs fail now and then for
+    a reason of the moment: memory, the network), and where it fails again, stop with the
+    command and what it printed, not a traceback of the thread that ran it."""
+    for attempt in (1, 2):
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        said = " ".join(command)
+        print(f"install.py: {said} failed (exit {done.returncode}, attempt {attempt}):")
+        print(done.stdout + done.stderr)
+    raise SystemExit(f"install.py: could not run {' '.join(command)}; see above")
 
 
 def make_repository(path: Path) -> None:
