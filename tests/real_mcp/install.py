@@ -86,7 +86,7 @@ def install_npm(folder: Path, packages: list[str]) -> None:
         return
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "package.json").write_text('{"private": true}\n')
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=folder, check=True)
+    run_shown(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=folder)
 
 
 def install_pip(environment: Path, requirements: list[str]) -> None:
@@ -102,12 +102,12 @@ def install_pip(environment: Path, requirements: list[str]) -> None:
     finished.touch()
 
 
-def run_shown(command: list[str]) -> None:
+def run_shown(command: list[str], cwd: Path | None = None) -> None:
     """Run ``command``; where it fails, once more (a CI machine's installs fail now and then for
     a reason of the moment: memory, the network), and where it fails again, stop with the
     command and what it printed, not a traceback of the thread that ran it."""
     for attempt in (1, 2):
-        done = subprocess.run(command, capture_output=True, text=True)
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
         if done.returncode == 0:
             return
         said = " ".join(command)
